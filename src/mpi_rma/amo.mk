@@ -1,0 +1,1 @@
+# amo: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,33 @@
+# src/mpi_rma: the OpenSHMEM runtime over MPI-3 RMA.
+libshmemq_la_SOURCES += \
+	src/mpi_rma/shmemi.h \
+	src/mpi_rma/init.c \
+	src/mpi_rma/error.c \
+	src/mpi_rma/env.c \
+	src/mpi_rma/progress.c \
+	src/mpi_rma/heap.c \
+	src/mpi_rma/symseg.c \
+	src/mpi_rma/rma.c \
+	src/mpi_rma/sync.c
+
+shmemqinc_HEADERS += \
+	include/shmemq/rma.h \
+	include/shmemq/amo.h \
+	include/shmemq/p2p.h \
+	include/shmemq/coll.h \
+	include/shmemq/strided.h \
+	include/shmemq/signal.h \
+	include/shmemq/lock.h
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_core
+test_test_core_SOURCES = $(TEST_COMMON_SOURCES) test/test_core.cc test/test_static.c
+test_test_core_CPPFLAGS = $(TEST_INCLUDES)
+test_test_core_LDADD = $(TEST_LIBS)
+test_test_core_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+noinst_PROGRAMS += examples/ring
+examples_ring_SOURCES = examples/ring.c
+examples_ring_LDADD = $(SHMEMQ_LIBS)
+examples_ring_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -1,0 +1,78 @@
+/* error.c: how the runtime reports misuse and MPI failures. */
+#include "shmemi.h"
+#include <stdarg.h>
+
+static void vreport(const char *routine, const char *fmt, va_list ap)
+{
+    char msg[512];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    fprintf(stderr, "[shmemq PE %d] %s: %s\n", shmemi.initialized ? shmemi.my_pe : -1, routine,
+            msg);
+    fflush(stderr);
+}
+
+static void abort_job(int code) __attribute__((noreturn));
+static void abort_job(int code)
+{
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Abort(MPI_COMM_WORLD, code);
+    abort();
+}
+
+void shmemi_bad_arg(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(routine, fmt, ap);
+    va_end(ap);
+    if (shmemi.debug)
+        abort_job(1);
+}
+
+void shmemi_debug(const char *routine, const char *fmt, ...)
+{
+    if (!shmemi.debug)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(routine, fmt, ap);
+    va_end(ap);
+}
+
+void shmemi_fatal(const char *routine, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vreport(routine, fmt, ap);
+    va_end(ap);
+    abort_job(1);
+}
+
+void shmemi_mpi_fail(const char *routine, const char *mpi_call, int mpi_rc)
+{
+    char err[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(mpi_rc, err, &len) != MPI_SUCCESS)
+        snprintf(err, sizeof err, "MPI error %d", mpi_rc);
+    shmemi_fatal(routine, "%s failed: %s", mpi_call, err);
+}
+
+/* Shared slow path of shmemi_target: say exactly what is wrong. */
+int shmemi_check_fail(const char *routine, shmem_ctx_t ctx, const void *remote, size_t len, int pe)
+{
+    const struct shmemq_ctx *c = shmemi_ctx(ctx);
+    if (!shmemi.initialized)
+        shmemi_bad_arg(routine, "OpenSHMEM is not initialized (call shmem_init first)");
+    else if (c == NULL)
+        shmemi_bad_arg(routine, "invalid context (SHMEM_CTX_INVALID)");
+    else if (shmemi_team_world_pe(c->team, pe) < 0)
+        shmemi_bad_arg(routine, "PE %d out of range [0, %d)", pe, c->team->n_pes);
+    else if (remote == NULL)
+        shmemi_bad_arg(routine, "NULL symmetric address with %zu bytes", len);
+    else
+        shmemi_bad_arg(routine, "address %p (+%zu bytes) is not symmetric", remote, len);
+    return -1;
+}

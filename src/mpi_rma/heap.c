@@ -1,0 +1,315 @@
+/* heap.c: the symmetric heap. One MPI_Win_allocate window per job, locked once with
+ * MPI_Win_lock_all; a deterministic allocator (every PE makes the same calls, so every
+ * PE gets the same offsets) carves it up. Block metadata lives outside the heap so the
+ * heap holds only user data. */
+#include "shmemi.h"
+
+#define HEAP_DEFAULT_SIZE ((size_t)128 << 20)
+#define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
+#define HEAP_BASE_ALIGN ((size_t)4096)
+
+typedef struct block {
+    size_t off, size;
+    int free;
+    struct block *prev, *next;
+} block_t;
+
+static block_t *blocks; /* sorted by offset, covering the whole heap */
+
+static size_t align_up(size_t v, size_t a)
+{
+    return (v + a - 1) & ~(a - 1);
+}
+
+static block_t *block_new(size_t off, size_t size, int free_, block_t *prev, block_t *next)
+{
+    block_t *b = malloc(sizeof *b);
+    if (!b)
+        shmemi_fatal("shmem_malloc", "out of host memory for heap metadata");
+    b->off = off;
+    b->size = size;
+    b->free = free_;
+    b->prev = prev;
+    b->next = next;
+    if (prev)
+        prev->next = b;
+    else
+        blocks = b;
+    if (next)
+        next->prev = b;
+    return b;
+}
+
+static void block_unlink(block_t *b)
+{
+    if (b->prev)
+        b->prev->next = b->next;
+    else
+        blocks = b->next;
+    if (b->next)
+        b->next->prev = b->prev;
+    free(b);
+}
+
+int shmemi_heap_init(void)
+{
+    size_t size = HEAP_DEFAULT_SIZE;
+    const char *env = getenv("SHMEM_SYMMETRIC_SIZE");
+    if (env == NULL)
+        env = getenv("SMA_SYMMETRIC_SIZE");
+    if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0)) {
+        fprintf(stderr,
+                "[shmemq PE %d] shmem_init: SHMEM_SYMMETRIC_SIZE='%s' is not a size "
+                "(a positive number with an optional K, M, G or T suffix)\n",
+                shmemi.my_pe, env);
+        return -1;
+    }
+    size = align_up(size, HEAP_MIN_ALIGN);
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    /* Every PE passes the same size and disp_unit: lets MPI skip per-target metadata. */
+    MPI_Info_set(info, "same_size", "true");
+    MPI_Info_set(info, "same_disp_unit", "true");
+    char *win_base = NULL;
+    int rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
+                              &win_base, &shmemi.heap_win);
+    MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) {
+        fprintf(stderr,
+                "[shmemq PE %d] shmem_init: MPI_Win_allocate of a %zu-byte symmetric heap "
+                "failed (lower SHMEM_SYMMETRIC_SIZE)\n",
+                shmemi.my_pe, size);
+        return -1;
+    }
+    MPI_Win_set_errhandler(shmemi.heap_win, MPI_ERRORS_RETURN);
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, shmemi.heap_win);
+    /* Align the usable heap so shmem_align and cache-line placement mean the same on
+     * every PE; each PE's offset into its own window is exchanged once. */
+    MPI_Aint adj = (MPI_Aint)(align_up((size_t)(uintptr_t)win_base, HEAP_BASE_ALIGN) -
+                              (size_t)(uintptr_t)win_base);
+    shmemi.heap_adj = malloc(sizeof(MPI_Aint) * (size_t)shmemi.n_pes);
+    if (!shmemi.heap_adj)
+        shmemi_fatal("shmem_init", "out of host memory");
+    MPI_Allgather(&adj, 1, MPI_AINT, shmemi.heap_adj, 1, MPI_AINT, shmemi.comm);
+    shmemi.heap_base = win_base + adj;
+    shmemi.heap_size = size;
+    blocks = NULL;
+    block_new(0, size, 1, NULL, NULL);
+    return 0;
+}
+
+void shmemi_heap_fini(void)
+{
+    while (blocks)
+        block_unlink(blocks);
+    MPI_Win_unlock_all(shmemi.heap_win);
+    MPI_Win_free(&shmemi.heap_win);
+    free(shmemi.heap_adj);
+    shmemi.heap_adj = NULL;
+    shmemi.heap_base = NULL;
+    shmemi.heap_size = 0;
+}
+
+/* First fit; splits off the alignment gap and the tail as free blocks. */
+static void *heap_alloc(size_t size, size_t alignment)
+{
+    if (size > shmemi.heap_size || alignment > shmemi.heap_size)
+        return NULL;
+    size = align_up(size, HEAP_MIN_ALIGN);
+    for (block_t *b = blocks; b; b = b->next) {
+        if (!b->free)
+            continue;
+        size_t start = align_up(b->off, alignment);
+        if (start < b->off || start - b->off > b->size || b->size - (start - b->off) < size)
+            continue;
+        if (start > b->off) { /* leading gap stays free */
+            block_new(b->off, start - b->off, 1, b->prev, b);
+            b->size -= start - b->off;
+            b->off = start;
+        }
+        if (b->size > size) { /* tail stays free */
+            block_new(b->off + size, b->size - size, 1, b, b->next);
+            b->size = size;
+        }
+        b->free = 0;
+        return shmemi.heap_base + b->off;
+    }
+    return NULL;
+}
+
+static block_t *heap_find(void *ptr)
+{
+    if (!ptr || (char *)ptr < shmemi.heap_base || (char *)ptr >= shmemi.heap_base + shmemi.heap_size)
+        return NULL;
+    size_t off = (size_t)((char *)ptr - shmemi.heap_base);
+    for (block_t *b = blocks; b; b = b->next)
+        if (b->off == off && !b->free)
+            return b;
+    return NULL;
+}
+
+static void heap_release(block_t *b)
+{
+    b->free = 1;
+    if (b->next && b->next->free) {
+        b->size += b->next->size;
+        block_unlink(b->next);
+    }
+    if (b->prev && b->prev->free) {
+        b->prev->size += b->size;
+        block_unlink(b);
+    }
+}
+
+/* Under SHMEM_DEBUG, check that every PE asked for the same thing. */
+static void check_symmetric_request(const char *routine, size_t a, size_t b)
+{
+    if (!shmemi.debug)
+        return;
+    unsigned long long mine[2] = {a, b}, lo[2], hi[2];
+    MPI_Allreduce(mine, lo, 2, MPI_UNSIGNED_LONG_LONG, MPI_MIN, shmemi.comm);
+    MPI_Allreduce(mine, hi, 2, MPI_UNSIGNED_LONG_LONG, MPI_MAX, shmemi.comm);
+    if (lo[0] != hi[0] || lo[1] != hi[1])
+        shmemi_bad_arg(routine, "PEs passed different arguments (%llu..%llu, %llu..%llu): "
+                                "symmetric allocation must be called alike on every PE",
+                       lo[0], hi[0], lo[1], hi[1]);
+}
+
+static void *alloc_collective(const char *routine, size_t size, size_t alignment, int zero)
+{
+    if (shmemi_check_init(routine))
+        return NULL;
+    check_symmetric_request(routine, size, alignment);
+    void *p = NULL;
+    if (size > 0) {
+        p = heap_alloc(size, alignment);
+        if (!p)
+            shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested "
+                                  "(raise SHMEM_SYMMETRIC_SIZE, now %zu)",
+                         size, shmemi.heap_size);
+        else if (zero)
+            memset(p, 0, size); /* before the barrier: peers may write right after it */
+    }
+    shmem_barrier_all();
+    return p;
+}
+
+void *shmem_malloc(size_t size)
+{
+    return alloc_collective("shmem_malloc", size, HEAP_MIN_ALIGN, 0);
+}
+SHMEMI_PROFILE(shmem_malloc)
+
+void *shmem_malloc_with_hints(size_t size, long hints)
+{
+    if (hints & ~(SHMEM_MALLOC_ATOMICS_REMOTE | SHMEM_MALLOC_SIGNAL_REMOTE))
+        shmemi_debug("shmem_malloc_with_hints", "unknown hint bits 0x%lx ignored", hints);
+    return alloc_collective("shmem_malloc_with_hints", size, HEAP_MIN_ALIGN, 0);
+}
+SHMEMI_PROFILE(shmem_malloc_with_hints)
+
+void *shmem_calloc(size_t count, size_t size)
+{
+    size_t total = 0;
+    if (size != 0 && count > SIZE_MAX / size) {
+        shmemi_debug("shmem_calloc", "count %zu * size %zu overflows", count, size);
+        total = SIZE_MAX; /* fails in the allocator on every PE alike */
+    } else {
+        total = count * size;
+    }
+    return alloc_collective("shmem_calloc", total, HEAP_MIN_ALIGN, 1);
+}
+SHMEMI_PROFILE(shmem_calloc)
+
+void *shmem_align(size_t alignment, size_t size)
+{
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
+        shmemi_debug("shmem_align", "alignment %zu is not a power of two", alignment);
+        shmem_barrier_all();
+        return NULL;
+    }
+    return alloc_collective("shmem_align", size,
+                            alignment < HEAP_MIN_ALIGN ? HEAP_MIN_ALIGN : alignment, 0);
+}
+SHMEMI_PROFILE(shmem_align)
+
+void shmem_free(void *ptr)
+{
+    if (shmemi_check_init("shmem_free"))
+        return;
+    shmem_barrier_all(); /* nobody may still be reaching the block */
+    if (ptr == NULL)
+        return;
+    block_t *b = heap_find(ptr);
+    if (!b) {
+        shmemi_bad_arg("shmem_free", "%p was not returned by a symmetric allocation", ptr);
+        return;
+    }
+    heap_release(b);
+}
+SHMEMI_PROFILE(shmem_free)
+
+void *shmem_realloc(void *ptr, size_t size)
+{
+    static const char *routine = "shmem_realloc";
+    if (ptr == NULL)
+        return alloc_collective(routine, size, HEAP_MIN_ALIGN, 0);
+    if (shmemi_check_init(routine))
+        return NULL;
+    block_t *b = heap_find(ptr);
+    if (!b) {
+        shmemi_bad_arg(routine, "%p was not returned by a symmetric allocation", ptr);
+        shmem_barrier_all();
+        return NULL;
+    }
+    if (size == 0) {
+        shmem_free(ptr);
+        return NULL;
+    }
+    shmem_barrier_all(); /* the old block may still be a target */
+    size_t want = align_up(size, HEAP_MIN_ALIGN);
+    void *p = NULL;
+    if (want <= b->size) {
+        if (b->size > want) { /* give back the tail */
+            block_new(b->off + want, b->size - want, 1, b, b->next);
+            b->size = want;
+            if (b->next->next && b->next->next->free) {
+                b->next->size += b->next->next->size;
+                block_unlink(b->next->next);
+            }
+        }
+        p = ptr;
+    } else if (b->next && b->next->free && b->size + b->next->size >= want) {
+        block_t *n = b->next; /* grow in place */
+        size_t extra = want - b->size;
+        b->size = want;
+        if (n->size == extra) {
+            block_unlink(n);
+        } else {
+            n->off += extra;
+            n->size -= extra;
+        }
+        p = ptr;
+    } else {
+        p = heap_alloc(size, HEAP_MIN_ALIGN);
+        if (p) {
+            memcpy(p, ptr, b->size);
+            heap_release(b);
+        } else {
+            shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested", size);
+        }
+    }
+    shmem_barrier_all();
+    return p;
+}
+SHMEMI_PROFILE(shmem_realloc)
+
+void *shmalloc(size_t size) { return shmem_malloc(size); }
+SHMEMI_PROFILE(shmalloc)
+void shfree(void *ptr) { shmem_free(ptr); }
+SHMEMI_PROFILE(shfree)
+void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
+SHMEMI_PROFILE(shrealloc)
+void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
+SHMEMI_PROFILE(shmemalign)

@@ -1,0 +1,260 @@
+/* init.c: library setup, exit and query routines. */
+#include "shmemi.h"
+#include <stdarg.h>
+
+shmemi_state_t shmemi;
+shmem_team_t SHMEM_TEAM_WORLD = &shmemi.team_world;
+shmem_team_t SHMEM_TEAM_SHARED = &shmemi.team_shared;
+shmem_ctx_t SHMEM_CTX_DEFAULT = &shmemi.default_ctx;
+
+static int to_mpi_thread_level(int level)
+{
+    switch (level) {
+    case SHMEM_THREAD_SINGLE: return MPI_THREAD_SINGLE;
+    case SHMEM_THREAD_FUNNELED: return MPI_THREAD_FUNNELED;
+    case SHMEM_THREAD_SERIALIZED: return MPI_THREAD_SERIALIZED;
+    default: return MPI_THREAD_MULTIPLE;
+    }
+}
+
+static int from_mpi_thread_level(int level)
+{
+    if (level == MPI_THREAD_SINGLE) return SHMEM_THREAD_SINGLE;
+    if (level == MPI_THREAD_FUNNELED) return SHMEM_THREAD_FUNNELED;
+    if (level == MPI_THREAD_SERIALIZED) return SHMEM_THREAD_SERIALIZED;
+    return SHMEM_THREAD_MULTIPLE;
+}
+
+/* Build a team's PE -> world PE table from its communicator. */
+static int team_fill_world_map(struct shmemq_team *team)
+{
+    MPI_Group world_group, team_group;
+    team->world_pe = malloc(sizeof(int) * (size_t)team->n_pes);
+    int *ranks = malloc(sizeof(int) * (size_t)team->n_pes);
+    if (!team->world_pe || !ranks) {
+        free(ranks);
+        return -1;
+    }
+    for (int i = 0; i < team->n_pes; i++)
+        ranks[i] = i;
+    MPI_Comm_group(shmemi.comm, &world_group);
+    MPI_Comm_group(team->comm, &team_group);
+    MPI_Group_translate_ranks(team_group, team->n_pes, ranks, world_group, team->world_pe);
+    MPI_Group_free(&team_group);
+    MPI_Group_free(&world_group);
+    free(ranks);
+    return 0;
+}
+
+static void atexit_finalize(void)
+{
+    if (shmemi.initialized && !shmemi.finalized && !shmemi.mpi_was_initialized) {
+        int down = 0;
+        MPI_Finalized(&down);
+        if (!down)
+            shmem_finalize();
+    }
+}
+
+int shmem_init_thread(int requested, int *provided)
+{
+    static const char *routine = "shmem_init_thread";
+    if (shmemi.initialized) {
+        if (provided)
+            *provided = shmemi.thread_level;
+        return 0;
+    }
+    if (shmemi.finalized) {
+        shmemi_bad_arg(routine, "OpenSHMEM cannot be initialized again after shmem_finalize");
+        return -1;
+    }
+    if (requested < SHMEM_THREAD_SINGLE || requested > SHMEM_THREAD_MULTIPLE) {
+        shmemi_bad_arg(routine, "invalid thread level %d", requested);
+        return -1;
+    }
+    shmemi.debug = shmemi_env_bool("SHMEM_DEBUG", 0);
+
+    int mpi_up = 0, mpi_level = MPI_THREAD_SINGLE;
+    MPI_Initialized(&mpi_up);
+    if (mpi_up) {
+        shmemi.mpi_was_initialized = 1;
+        MPI_Query_thread(&mpi_level);
+    } else if (MPI_Init_thread(NULL, NULL, to_mpi_thread_level(requested), &mpi_level) !=
+               MPI_SUCCESS) {
+        shmemi_fatal(routine, "MPI_Init_thread failed");
+    }
+    int level = from_mpi_thread_level(mpi_level);
+    shmemi.thread_level = level < requested ? level : requested;
+
+    SHMEMI_MPI_CHECK(routine, MPI_Comm_dup(MPI_COMM_WORLD, &shmemi.comm));
+    MPI_Comm_set_errhandler(shmemi.comm, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(shmemi.comm, &shmemi.my_pe);
+    MPI_Comm_size(shmemi.comm, &shmemi.n_pes);
+
+    if (shmemi_heap_init() != 0 || shmemi_symseg_init() != 0) {
+        MPI_Comm_free(&shmemi.comm);
+        return -1; /* the init routines reported why, on every PE */
+    }
+
+    struct shmemq_team *w = &shmemi.team_world;
+    w->comm = shmemi.comm;
+    w->my_pe = shmemi.my_pe;
+    w->n_pes = shmemi.n_pes;
+    w->world_pe = NULL;
+    w->config.num_contexts = 0;
+    w->predefined = 1;
+
+    struct shmemq_team *s = &shmemi.team_shared;
+    SHMEMI_MPI_CHECK(routine, MPI_Comm_split_type(shmemi.comm, MPI_COMM_TYPE_SHARED, shmemi.my_pe,
+                                                  MPI_INFO_NULL, &s->comm));
+    MPI_Comm_rank(s->comm, &s->my_pe);
+    MPI_Comm_size(s->comm, &s->n_pes);
+    s->config.num_contexts = 0;
+    s->predefined = 1;
+    if (team_fill_world_map(s) != 0)
+        shmemi_fatal(routine, "out of memory");
+
+    struct shmemq_ctx *c = &shmemi.default_ctx;
+    c->heap_win = shmemi.heap_win;
+    c->data_win = shmemi.data_win;
+    c->team = w;
+    c->options = 0;
+    c->is_default = 1;
+
+    shmemi.initialized = 1;
+    static int atexit_done;
+    if (!atexit_done) {
+        atexit(atexit_finalize);
+        atexit_done = 1;
+    }
+    SHMEMI_MPI_CHECK(routine, shmemi_barrier_comm(shmemi.comm));
+    if (provided)
+        *provided = shmemi.thread_level;
+    return 0;
+}
+SHMEMI_PROFILE(shmem_init_thread)
+
+void shmem_init(void)
+{
+    if (shmem_init_thread(SHMEM_THREAD_SINGLE, NULL) != 0)
+        shmemi_fatal("shmem_init", "initialization failed");
+}
+SHMEMI_PROFILE(shmem_init)
+
+void start_pes(int npes)
+{
+    (void)npes;
+    shmem_init();
+}
+SHMEMI_PROFILE(start_pes)
+
+void shmem_query_thread(int *provided)
+{
+    if (shmemi_check_init("shmem_query_thread") || provided == NULL)
+        return;
+    *provided = shmemi.thread_level;
+}
+SHMEMI_PROFILE(shmem_query_thread)
+
+void shmem_finalize(void)
+{
+    static const char *routine = "shmem_finalize";
+    if (!shmemi.initialized || shmemi.finalized)
+        return;
+    shmem_barrier_all();
+    shmemi_symseg_fini();
+    shmemi_heap_fini();
+    MPI_Comm_free(&shmemi.team_shared.comm);
+    free(shmemi.team_shared.world_pe);
+    shmemi.team_shared.world_pe = NULL;
+    SHMEMI_MPI_CHECK(routine, MPI_Comm_free(&shmemi.comm));
+    shmemi.initialized = 0;
+    shmemi.finalized = 1;
+    if (!shmemi.mpi_was_initialized)
+        MPI_Finalize();
+}
+SHMEMI_PROFILE(shmem_finalize)
+
+void shmem_global_exit(int status)
+{
+    fflush(stdout);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, status);
+    exit(status); /* MPI_Abort does not return; keep the compiler sure of it */
+}
+SHMEMI_PROFILE(shmem_global_exit)
+
+int shmem_my_pe(void)
+{
+    return shmemi.initialized ? shmemi.my_pe : -1;
+}
+SHMEMI_PROFILE(shmem_my_pe)
+
+int shmem_n_pes(void)
+{
+    return shmemi.initialized ? shmemi.n_pes : -1;
+}
+SHMEMI_PROFILE(shmem_n_pes)
+
+int _my_pe(void)
+{
+    return shmem_my_pe();
+}
+SHMEMI_PROFILE(_my_pe)
+
+int _num_pes(void)
+{
+    return shmem_n_pes();
+}
+SHMEMI_PROFILE(_num_pes)
+
+int shmem_pe_accessible(int pe)
+{
+    return shmemi.initialized && pe >= 0 && pe < shmemi.n_pes;
+}
+SHMEMI_PROFILE(shmem_pe_accessible)
+
+int shmem_addr_accessible(const void *addr, int pe)
+{
+    return shmem_pe_accessible(pe) && addr != NULL && shmemi_is_symmetric(addr, 1);
+}
+SHMEMI_PROFILE(shmem_addr_accessible)
+
+void shmem_info_get_version(int *major, int *minor)
+{
+    if (major)
+        *major = SHMEM_MAJOR_VERSION;
+    if (minor)
+        *minor = SHMEM_MINOR_VERSION;
+}
+SHMEMI_PROFILE(shmem_info_get_version)
+
+void shmem_info_get_name(char *name)
+{
+    if (name == NULL)
+        return;
+    strncpy(name, SHMEM_VENDOR_STRING, SHMEM_MAX_NAME_LEN - 1);
+    name[SHMEM_MAX_NAME_LEN - 1] = '\0';
+}
+SHMEMI_PROFILE(shmem_info_get_name)
+
+/* Caches are coherent under MPI's unified memory model: these are no-ops. */
+void shmem_clear_cache_inv(void) {}
+SHMEMI_PROFILE(shmem_clear_cache_inv)
+void shmem_set_cache_inv(void) {}
+SHMEMI_PROFILE(shmem_set_cache_inv)
+void shmem_clear_cache_line_inv(void *dest) { (void)dest; }
+SHMEMI_PROFILE(shmem_clear_cache_line_inv)
+void shmem_set_cache_line_inv(void *dest) { (void)dest; }
+SHMEMI_PROFILE(shmem_set_cache_line_inv)
+void shmem_udcflush(void) {}
+SHMEMI_PROFILE(shmem_udcflush)
+void shmem_udcflush_line(void *dest) { (void)dest; }
+SHMEMI_PROFILE(shmem_udcflush_line)
+
+/* shmemq has no profiling levels of its own; tools intercept pshmem_pcontrol. */
+void shmem_pcontrol(const int level, ...)
+{
+    (void)level;
+}
+SHMEMI_PROFILE(shmem_pcontrol)

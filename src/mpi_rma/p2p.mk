@@ -1,0 +1,1 @@
+# p2p: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,216 @@
+/*
+ * shmemi.h: the internal state of the OpenSHMEM runtime over MPI-3 RMA, and the
+ * inline helpers every area uses on its hot path (address and PE translation,
+ * argument checks, progress).
+ *
+ * Mapping (docs/design.md has the reasons):
+ *   symmetric heap    -> one MPI_Win_allocate window (disp_unit 1), lock_all'ed once
+ *   data+bss segment  -> one MPI_Win_create window over the executable's writable segment
+ *   PE numbers        -> ranks of shmemi.comm (a private dup of MPI_COMM_WORLD)
+ *   context           -> its own pair of windows over the same memory
+ *   team              -> an MPI communicator
+ */
+#ifndef SHMEMI_H
+#define SHMEMI_H
+
+#include "config.h"
+#define SHMEMQ_NO_GENERIC 1
+#include "shmem.h"
+#include "shmemx.h"
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#define SHMEMI_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SHMEMI_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SHMEMI_LIKELY(x) (x)
+#define SHMEMI_UNLIKELY(x) (x)
+#endif
+
+/* Profiling interface: pshmem_NAME is another name for shmem_NAME. Place after the
+ * definition of every public routine. */
+#define SHMEMI_PROFILE(name) \
+    extern __typeof__(name) p##name __attribute__((alias(#name)));
+
+struct shmemq_team {
+    MPI_Comm comm;
+    int my_pe;          /* my rank in comm, or -1 when this PE is not a member */
+    int n_pes;
+    int *world_pe;      /* team PE -> world PE; NULL for SHMEM_TEAM_WORLD (identity) */
+    shmem_team_config_t config;
+    long config_mask;
+    int predefined;     /* WORLD and SHARED may not be destroyed */
+    int n_ctx;          /* contexts created from this team and not yet destroyed */
+};
+
+struct shmemq_ctx {
+    MPI_Win heap_win;
+    MPI_Win data_win;
+    struct shmemq_team *team; /* PE numbers of RMA calls are relative to this team */
+    long options;
+    int is_default;
+    void *session;            /* 1.6 session batching: a comm queue, or NULL */
+};
+
+typedef struct {
+    int initialized;
+    int finalized;
+    int mpi_was_initialized; /* MPI was up before shmem_init: leave it up at finalize */
+    int thread_level;
+    int my_pe;
+    int n_pes;
+    MPI_Comm comm; /* private dup of MPI_COMM_WORLD: our traffic never matches the user's */
+
+    char *heap_base;   /* first usable byte, aligned to 4 KiB */
+    size_t heap_size;
+    MPI_Win heap_win;
+    MPI_Aint *heap_adj; /* per PE: displacement of that PE's heap_base in its window
+                           (MPI does not promise aligned window memory, nor the same
+                           misalignment on every PE) */
+
+    char *data_base; /* writable segment of the executable, aligned down to 64 bytes */
+    size_t data_size;
+    MPI_Win data_win;
+
+    int debug; /* SHMEM_DEBUG set: report and abort on invalid arguments */
+    struct shmemq_ctx default_ctx;
+    struct shmemq_team team_world;
+    struct shmemq_team team_shared;
+} shmemi_state_t;
+
+extern shmemi_state_t shmemi;
+
+/* ---- errors (error.c) ---- */
+/* Invalid use of a routine that returns nothing: print PE, routine and reason to stderr;
+ * abort the job when SHMEM_DEBUG is set. */
+void shmemi_bad_arg(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
+void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Unrecoverable: print and abort the job. */
+void shmemi_fatal(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+/* A failed MPI call inside a routine that cannot return an error. */
+void shmemi_mpi_fail(const char *routine, const char *mpi_call, int mpi_rc);
+
+#define SHMEMI_MPI_CHECK(routine, call)                            \
+    do {                                                           \
+        int shmemi_rc_ = (call);                                   \
+        if (SHMEMI_UNLIKELY(shmemi_rc_ != MPI_SUCCESS))            \
+            shmemi_mpi_fail(routine, #call, shmemi_rc_);           \
+    } while (0)
+
+/* ---- progress (progress.c) ----
+ * Anything that must run while a PE waits (queue message handlers, nonblocking
+ * flushes) registers a hook; every blocking routine calls shmemi_progress(). */
+typedef void (*shmemi_progress_fn)(void *arg);
+int shmemi_progress_register(shmemi_progress_fn fn, void *arg);
+void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
+void shmemi_progress(void);
+/* Complete an MPI request while progressing everything else. */
+int shmemi_wait_request(MPI_Request *req);
+/* Barrier over comm that keeps progressing (never blocks inside MPI). */
+int shmemi_barrier_comm(MPI_Comm comm);
+
+/* ---- symmetric memory (heap.c, symseg.c) ---- */
+int shmemi_heap_init(void);
+void shmemi_heap_fini(void);
+int shmemi_symseg_init(void);
+void shmemi_symseg_fini(void);
+
+/* Translate a symmetric address to (window, displacement at world rank `rank`).
+ * 0 on success, -1 when [addr, addr+len) is not inside one symmetric region. */
+static inline int shmemi_xlate(const struct shmemq_ctx *ctx, const void *addr, size_t len,
+                               int rank, MPI_Win *win, MPI_Aint *disp)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t off = a - (uintptr_t)shmemi.heap_base;
+    if (off < shmemi.heap_size && len <= shmemi.heap_size - off) {
+        *win = ctx->heap_win;
+        *disp = (MPI_Aint)off + shmemi.heap_adj[rank];
+        return 0;
+    }
+    off = a - (uintptr_t)shmemi.data_base;
+    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
+        *win = ctx->data_win;
+        *disp = (MPI_Aint)off;
+        return 0;
+    }
+    return -1;
+}
+
+static inline int shmemi_is_symmetric(const void *addr, size_t len)
+{
+    MPI_Win w;
+    MPI_Aint d;
+    return shmemi_xlate(&shmemi.default_ctx, addr, len, shmemi.my_pe, &w, &d) == 0;
+}
+
+static inline struct shmemq_ctx *shmemi_ctx(shmem_ctx_t ctx)
+{
+    return (struct shmemq_ctx *)ctx;
+}
+
+/* Team PE -> world rank (the rank windows are built over); -1 when out of range. */
+static inline int shmemi_team_world_pe(const struct shmemq_team *team, int pe)
+{
+    if (SHMEMI_UNLIKELY(pe < 0 || pe >= team->n_pes))
+        return -1;
+    return team->world_pe ? team->world_pe[pe] : pe;
+}
+
+/* Everything an RMA/AMO call needs, checked: target rank, window, displacement.
+ * Returns 0, or reports the bad argument (routine name) and returns -1. */
+typedef struct {
+    int rank;
+    MPI_Win win;
+    MPI_Aint disp;
+} shmemi_target_t;
+
+int shmemi_check_fail(const char *routine, shmem_ctx_t ctx, const void *remote, size_t len,
+                      int pe);
+
+static inline int shmemi_target(const char *routine, shmem_ctx_t ctx, const void *remote,
+                                size_t len, int pe, shmemi_target_t *t)
+{
+    const struct shmemq_ctx *c = shmemi_ctx(ctx);
+    if (SHMEMI_LIKELY(c != NULL && shmemi.initialized)) {
+        t->rank = shmemi_team_world_pe(c->team, pe);
+        if (SHMEMI_LIKELY(t->rank >= 0 && shmemi_xlate(c, remote, len, t->rank, &t->win, &t->disp) == 0))
+            return 0;
+    }
+    (void)shmemi_check_fail(routine, ctx, remote, len, pe);
+    return -1;
+}
+
+/* Called at the top of routines that need an initialised library. */
+static inline int shmemi_check_init(const char *routine)
+{
+    if (SHMEMI_LIKELY(shmemi.initialized))
+        return 0;
+    shmemi_bad_arg(routine, "OpenSHMEM is not initialized (call shmem_init first)");
+    return -1;
+}
+
+/* ---- RMA core (rma.c), used by every area that moves bytes ---- */
+void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
+                      size_t nbytes, int pe, int blocking);
+void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
+                      size_t nbytes, int pe, int blocking);
+/* Largest byte count handed to one MPI call; larger transfers are split. */
+#define SHMEMI_MAX_MPI_COUNT ((size_t)1 << 30)
+
+/* ---- completion ---- */
+void shmemi_ctx_quiet(struct shmemq_ctx *c);
+
+/* ---- environment helpers (env.c) ---- */
+/* Parse a size with optional K/M/G/T suffix (powers of 1024). 0 on success. */
+int shmemi_parse_size(const char *s, size_t *out);
+int shmemi_env_bool(const char *name, int dflt);
+double shmemi_wtime(void);
+
+#endif /* SHMEMI_H */

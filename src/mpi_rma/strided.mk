@@ -1,0 +1,1 @@
+# strided: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,79 @@
+/* sync.c: ordering and completion (fence, quiet) and the global barriers.
+ *
+ * quiet = MPI_Win_flush_all on the context's two windows. fence is the same: MPI has
+ * no cheaper per-target ordering that covers puts, gets and accumulates alike.
+ * Barriers wait in MPI_Ibarrier + test so that a PE inside a barrier keeps applying
+ * incoming queue traffic and MPI active messages (see progress.c). After the barrier,
+ * MPI_Win_sync makes remote writes visible to this PE's loads. */
+#include "shmemi.h"
+
+void shmemi_ctx_quiet(struct shmemq_ctx *c)
+{
+    SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));
+    SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->data_win));
+}
+
+static void sync_memory(void)
+{
+    MPI_Win_sync(shmemi.heap_win);
+    MPI_Win_sync(shmemi.data_win);
+}
+
+void shmem_ctx_quiet(shmem_ctx_t ctx)
+{
+    if (shmemi_check_init("shmem_ctx_quiet"))
+        return;
+    if (ctx == SHMEM_CTX_INVALID) {
+        shmemi_bad_arg("shmem_ctx_quiet", "invalid context");
+        return;
+    }
+    shmemi_ctx_quiet(shmemi_ctx(ctx));
+}
+SHMEMI_PROFILE(shmem_ctx_quiet)
+
+void shmem_quiet(void)
+{
+    if (shmemi_check_init("shmem_quiet"))
+        return;
+    shmemi_ctx_quiet(&shmemi.default_ctx);
+}
+SHMEMI_PROFILE(shmem_quiet)
+
+void shmem_ctx_fence(shmem_ctx_t ctx)
+{
+    if (shmemi_check_init("shmem_ctx_fence"))
+        return;
+    if (ctx == SHMEM_CTX_INVALID) {
+        shmemi_bad_arg("shmem_ctx_fence", "invalid context");
+        return;
+    }
+    shmemi_ctx_quiet(shmemi_ctx(ctx));
+}
+SHMEMI_PROFILE(shmem_ctx_fence)
+
+void shmem_fence(void)
+{
+    if (shmemi_check_init("shmem_fence"))
+        return;
+    shmemi_ctx_quiet(&shmemi.default_ctx);
+}
+SHMEMI_PROFILE(shmem_fence)
+
+void shmem_barrier_all(void)
+{
+    if (shmemi_check_init("shmem_barrier_all"))
+        return;
+    shmemi_ctx_quiet(&shmemi.default_ctx);
+    SHMEMI_MPI_CHECK("shmem_barrier_all", shmemi_barrier_comm(shmemi.comm));
+    sync_memory();
+}
+SHMEMI_PROFILE(shmem_barrier_all)
+
+void shmem_sync_all(void)
+{
+    if (shmemi_check_init("shmem_sync_all"))
+        return;
+    SHMEMI_MPI_CHECK("shmem_sync_all", shmemi_barrier_comm(shmemi.comm));
+    sync_memory();
+}
+SHMEMI_PROFILE(shmem_sync_all)

@@ -1,0 +1,1 @@
+# team: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,1 @@
+# comm: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,1 @@
+# data: sources, tests, examples and benchmarks of this area.

@@ -1,0 +1,55 @@
+// mpi_main.cc: GoogleTest main for tests run under mpiexec.
+// Every rank runs every test; after each test the ranks agree on the outcome, so a
+// failure on any rank fails the run. Rank 0 prints the GoogleTest report; other ranks
+// print only their own failures.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <shmem.h>
+#include <cstdio>
+
+namespace {
+
+class MpiAgreement : public ::testing::EmptyTestEventListener {
+  public:
+    explicit MpiAgreement(int rank) : rank_(rank) {}
+    void OnTestEnd(const ::testing::TestInfo &info) override
+    {
+        int mine = info.result()->Failed() ? 1 : 0, any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        if (any && !mine && rank_ == 0)
+            std::printf("[  MPI     ] %s.%s failed on another rank (see its output)\n",
+                        info.test_suite_name(), info.name());
+        failed_ |= any;
+    }
+    void OnTestPartResult(const ::testing::TestPartResult &r) override
+    {
+        if (r.failed() && rank_ != 0)
+            std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank_,
+                         r.file_name() ? r.file_name() : "?", r.line_number(), r.summary());
+    }
+    bool failed() const { return failed_ != 0; }
+
+  private:
+    int rank_;
+    int failed_ = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    ::testing::InitGoogleTest(&argc, argv);
+    int provided = 0;
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    int rank = shmem_my_pe();
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    if (rank != 0)
+        delete listeners.Release(listeners.default_result_printer());
+    auto *agreement = new MpiAgreement(rank);
+    listeners.Append(agreement);
+    int rc = RUN_ALL_TESTS();
+    int mine = (rc != 0 || agreement->failed()) ? 1 : 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    shmem_finalize();
+    return any;
+}
