@@ -8,7 +8,8 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/symseg.c \
 	src/mpi_rma/rma.c \
-	src/mpi_rma/sync.c
+	src/mpi_rma/sync.c \
+	src/mpi_rma/ctx.c
 
 shmemqinc_HEADERS += \
 	include/shmemq/rma.h \

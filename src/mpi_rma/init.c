@@ -117,11 +117,16 @@ int shmem_init_thread(int requested, int *provided)
     struct shmemq_ctx *c = &shmemi.default_ctx;
     c->heap_win = shmemi.heap_win;
     c->data_win = shmemi.data_win;
+    c->heap_adj = shmemi.heap_adj;
     c->team = w;
     c->options = 0;
     c->is_default = 1;
 
+    SHMEMI_MPI_CHECK(routine, MPI_Comm_dup(shmemi.comm, &shmemi.queue_comm));
+    MPI_Comm_set_errhandler(shmemi.queue_comm, MPI_ERRORS_RETURN);
     shmemi.initialized = 1;
+    if (shmemi_ctx_init() != 0)
+        shmemi_fatal(routine, "creating context windows failed");
     static int atexit_done;
     if (!atexit_done) {
         atexit(atexit_finalize);
@@ -162,6 +167,8 @@ void shmem_finalize(void)
     if (!shmemi.initialized || shmemi.finalized)
         return;
     shmem_barrier_all();
+    shmemi_ctx_fini();
+    MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();
     MPI_Comm_free(&shmemi.team_shared.comm);

@@ -50,6 +50,7 @@ struct shmemq_team {
 struct shmemq_ctx {
     MPI_Win heap_win;
     MPI_Win data_win;
+    const MPI_Aint *heap_adj; /* per world PE: displacement of heap_base in heap_win */
     struct shmemq_team *team; /* PE numbers of RMA calls are relative to this team */
     long options;
     int is_default;
@@ -64,6 +65,7 @@ typedef struct {
     int my_pe;
     int n_pes;
     MPI_Comm comm; /* private dup of MPI_COMM_WORLD: our traffic never matches the user's */
+    MPI_Comm queue_comm; /* another dup, for the queues' point-to-point messages */
 
     char *heap_base;   /* first usable byte, aligned to 4 KiB */
     size_t heap_size;
@@ -131,7 +133,7 @@ static inline int shmemi_xlate(const struct shmemq_ctx *ctx, const void *addr, s
     uintptr_t off = a - (uintptr_t)shmemi.heap_base;
     if (off < shmemi.heap_size && len <= shmemi.heap_size - off) {
         *win = ctx->heap_win;
-        *disp = (MPI_Aint)off + shmemi.heap_adj[rank];
+        *disp = (MPI_Aint)off + ctx->heap_adj[rank];
         return 0;
     }
     off = a - (uintptr_t)shmemi.data_base;
@@ -203,6 +205,11 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
                       size_t nbytes, int pe, int blocking);
 /* Largest byte count handed to one MPI call; larger transfers are split. */
 #define SHMEMI_MAX_MPI_COUNT ((size_t)1 << 30)
+
+/* ---- contexts (ctx.c): windows for contexts are collective to create, so any that
+ * are made ahead are made here, at init; released at finalize. ---- */
+int shmemi_ctx_init(void);
+void shmemi_ctx_fini(void);
 
 /* ---- completion ---- */
 void shmemi_ctx_quiet(struct shmemq_ctx *c);
