@@ -16,7 +16,7 @@ for mpi in $MPIS; do
   echo "=== $mpi: configure and build in $dir"
   mkdir -p "$dir"
   ( cd "$dir" &&
-    ../configure MPICC="mpicc.$mpi" CFLAGS="$FLAGS" CXXFLAGS="$FLAGS" >configure.out 2>&1 &&
+    ../configure MPICC="mpicc.$mpi" CFLAGS="$FLAGS" CXXFLAGS="$FLAGS" --prefix="$PWD/_inst" >configure.out 2>&1 &&
     make -j"$(nproc)" >build.out 2>&1 &&
     make -j"$(nproc)" check >check.out 2>&1 )
   rc=$?
@@ -44,6 +44,19 @@ for mpi in $MPIS; do
     [ "$bad" -eq 0 ] && failed=$((failed + 1)) && tail -30 "$dir/check.out"
   fi
   echo "=== $mpi: $((runs - bad)) of $runs test runs passed"
+
+  # An unchanged OpenSHMEM 1.5 program, built by the installed oshcc, run by oshrun -n 4.
+  prefix="$PWD/$dir/_inst"
+  if ( cd "$dir" && make install >install.out 2>&1 ) &&
+     "$prefix/bin/oshcc" -O2 -Werror test/programs/openshmem15.c -o "$dir/openshmem15" &&
+     timeout 120 "$prefix/bin/oshrun" -n 4 "$dir/openshmem15"; then
+    echo "=== $mpi: oshcc/oshrun OpenSHMEM 1.5 program passed"
+    passed=$((passed + 1))
+  else
+    echo "=== $mpi: oshcc/oshrun OpenSHMEM 1.5 program FAILED"
+    failed=$((failed + 1))
+    status=1
+  fi
 done
 echo "shmemq: $passed passed, $failed failed"
 exit $status
