@@ -349,41 +349,40 @@ TEST(Methods, AllGiveTheSameResult)
     std::vector<unsigned char> src(buf), local(buf);
     for (size_t i = 0; i < buf; i++)
         src[i] = (unsigned char)(me * 31 + i * 7 + 1);
-    Sym s(2 * buf);
+    // one put region per method, then the source of the gets
+    Sym s(5 * buf);
+    unsigned char *gsrc = s.p + 4 * buf;
+    memcpy(gsrc, src.data(), buf);
     for (const shape &sh : shapes) {
         // first block start so that negative strides stay inside the buffers
         size_t d0 = sh.ds < 0 ? (size_t)(-sh.ds) * (sh.n - 1) : 0;
         size_t s0 = sh.ss < 0 ? (size_t)(-sh.ss) * (sh.n - 1) : 0;
-        std::vector<unsigned char> ref_put, ref_get;
+        memset(s.p, 0xEE, 4 * buf);
+        shmem_barrier_all();
         for (int m = AUTO; m <= PACK; m++) {
             MethodGuard g(m);
-            memset(s.p, 0xEE, 2 * buf);
-            shmem_barrier_all();
-            shmemx_iputmem(s.p + d0, src.data() + s0, sh.ds, sh.ss, sh.blk, sh.n, right);
-            shmem_barrier_all();
-            // check against a plain local model of the transfer, from my left neighbour
-            std::vector<unsigned char> model(2 * buf, 0xEE);
-            for (size_t k = 0; k < sh.n; k++)
-                for (size_t i = 0; i < sh.blk; i++)
-                    model[d0 + k * sh.ds + i] =
-                        (unsigned char)(left * 31 + (s0 + k * sh.ss + i) * 7 + 1);
-            ASSERT_EQ(memcmp(s.p, model.data(), 2 * buf), 0)
-                << "put method " << m << " blk " << sh.blk << " ds " << sh.ds << " ss " << sh.ss;
-            // get: remote source is my right neighbour's src-like pattern in s.p + buf
-            for (size_t i = 0; i < buf; i++)
-                s.p[buf + i] = src[i];
-            shmem_barrier_all();
+            shmemx_iputmem(s.p + m * buf + d0, src.data() + s0, sh.ds, sh.ss, sh.blk, sh.n,
+                           right);
+        }
+        // a plain local model of the transfers: from my left (put), from my right (get)
+        std::vector<unsigned char> model(buf, 0xEE), gmodel(buf, 0xEE);
+        for (size_t k = 0; k < sh.n; k++)
+            for (size_t i = 0; i < sh.blk; i++) {
+                size_t at = d0 + k * sh.ds + i, from = s0 + k * sh.ss + i;
+                model[at] = (unsigned char)(left * 31 + from * 7 + 1);
+                gmodel[at] = (unsigned char)(right * 31 + from * 7 + 1);
+            }
+        for (int m = AUTO; m <= PACK; m++) {
+            MethodGuard g(m);
             memset(local.data(), 0xEE, buf);
-            shmemx_igetmem(local.data() + d0, s.p + buf + s0, sh.ds, sh.ss, sh.blk, sh.n, right);
-            std::vector<unsigned char> gmodel(buf, 0xEE);
-            for (size_t k = 0; k < sh.n; k++)
-                for (size_t i = 0; i < sh.blk; i++)
-                    gmodel[d0 + k * sh.ds + i] =
-                        (unsigned char)(right * 31 + (s0 + k * sh.ss + i) * 7 + 1);
+            shmemx_igetmem(local.data() + d0, gsrc + s0, sh.ds, sh.ss, sh.blk, sh.n, right);
             ASSERT_EQ(memcmp(local.data(), gmodel.data(), buf), 0)
                 << "get method " << m << " blk " << sh.blk << " ds " << sh.ds << " ss " << sh.ss;
-            shmem_barrier_all();
         }
+        shmem_barrier_all();
+        for (int m = AUTO; m <= PACK; m++)
+            ASSERT_EQ(memcmp(s.p + m * buf, model.data(), buf), 0)
+                << "put method " << m << " blk " << sh.blk << " ds " << sh.ds << " ss " << sh.ss;
     }
 }
 

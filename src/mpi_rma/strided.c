@@ -3,7 +3,7 @@
  * nblks blocks of blksize bytes whose starts are dst_stride / src_stride bytes apart.
  *
  * Methods (docs/strided.md):
- *   contiguous  both strides equal the block: one plain MPI_Put/MPI_Get
+ *   contiguous  one block, or both strides equal the block: one plain MPI_Put/MPI_Get
  *   vector      one MPI_Put/MPI_Get with MPI_Type_create_hvector on both sides
  *   blocks      one contiguous MPI_Put/MPI_Get per block
  *   pack        copy the local blocks into a contiguous buffer, one MPI_Put with a
@@ -300,7 +300,7 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
                 t.disp + (MPI_Aint)(remote - lo), rs, blk, n};
     int method = shmemi_strided_get_method();
     if (method == SHMEMI_STRIDED_AUTO) {
-        if (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk) {
+        if (n == 1 || (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk)) { /* contiguous */
             rma_bytes(&x, x.local, x.disp, n * blk);
             method = -1;
         } else {

@@ -18,5 +18,5 @@ examples_halo2d_SOURCES = examples/halo2d.c
 examples_halo2d_LDADD = $(SHMEMQ_LIBS)
 examples_halo2d_LDFLAGS = $(NOINSTALL_FLAGS)
 bench_strided_SOURCES = bench/strided.c
-bench_strided_LDADD = $(SHMEMQ_LIBS)
+bench_strided_LDADD = $(SHMEMQ_LIBS) -lm
 bench_strided_LDFLAGS = $(NOINSTALL_FLAGS)
