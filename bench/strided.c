@@ -71,8 +71,8 @@ static inline unsigned char pat(unsigned seed, size_t i)
 int main(int argc, char **argv)
 {
     const char *vols = "4K,64K";
-    int reps = 5, kops = 2, quick = 0, max_reps = 60;
-    double budget = 0.03; /* seconds of timed reps per variant and cell, after `reps` */
+    int reps = 3, kops = 2, quick = 0, max_reps = 40;
+    double budget = 0.012; /* seconds of timed reps per variant and cell, after `reps` */
     const char *table_out = NULL, *csv_out = NULL;
     int opt;
     while ((opt = getopt(argc, argv, "v:r:m:b:k:w:c:q")) != -1) {
