@@ -20,11 +20,24 @@ static table_t table;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static int forced_method; /* SHMEMI_STRIDED_AUTO unless a test or the env forces one */
 
-/* Defaults: MPICH 4 (ch4) on 2 cores, bench/strided at 2 PEs; docs/strided.md has the
- * numbers. Later lines override earlier ones. */
-static const char default_rules[] =
 #include "strided_default_table.h"
-    ;
+
+/* The built-in rules for the MPI library we run on (Open MPI's or MPICH's; MPICH's for
+ * any other library, which likely shares its datatype handling). */
+static const char *default_rules(void)
+{
+    static const char *rules;
+    if (!rules) {
+        char version[MPI_MAX_LIBRARY_VERSION_STRING];
+        int len = 0;
+        version[0] = '\0';
+        if (MPI_Get_library_version(version, &len) == MPI_SUCCESS && strstr(version, "Open MPI"))
+            rules = default_rules_ompi;
+        else
+            rules = default_rules_mpich;
+    }
+    return rules;
+}
 
 static const char *const method_names[SHMEMI_STRIDED_NMETHODS] = {"auto", "vector", "blocks",
                                                                    "pack"};
@@ -195,7 +208,7 @@ static int apply_rules(table_t t, const char *text, const char *what)
 static void set_defaults(table_t t)
 {
     memset(t, SHMEMI_STRIDED_VECTOR, sizeof(table_t));
-    if (apply_rules(t, default_rules, "built-in table"))
+    if (apply_rules(t, default_rules(), "built-in table"))
         memset(t, SHMEMI_STRIDED_VECTOR, sizeof(table_t));
 }
 
