@@ -72,7 +72,7 @@ int main(int argc, char **argv)
 {
     const char *vols = "4K,64K";
     int reps = 3, kops = 2, quick = 0, max_reps = 40;
-    double budget = 0.012; /* seconds of timed reps per variant and cell, after `reps` */
+    double budget = 0.008; /* seconds of timed reps per variant and cell, after `reps` */
     const char *table_out = NULL, *csv_out = NULL;
     int opt;
     while ((opt = getopt(argc, argv, "v:r:m:b:k:w:c:q")) != -1) {
