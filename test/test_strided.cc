@@ -482,6 +482,20 @@ TEST(Edge, ZeroElementsIsNoop)
         EXPECT_EQ(v, 7);
 }
 
+TEST(Edge, OneBlockIgnoresStrides)
+{
+    const int me = shmem_my_pe(), right = right_neighbor(), left = left_neighbor();
+    Sym s;
+    int32_t v = 77 + me;
+    shmemx_iputmem(s.p, &v, PTRDIFF_MIN, PTRDIFF_MIN, sizeof v, 1, right);
+    shmem_int32_iput(s.as<int32_t>(16), &v, -5, 9, 1, right);
+    shmem_barrier_all();
+    EXPECT_EQ(*s.as<int32_t>(), 77 + left);
+    EXPECT_EQ(*s.as<int32_t>(16), 77 + left);
+    EXPECT_TRUE(untouched(s.p, 4, 16));
+    EXPECT_TRUE(untouched(s.p, 20, kSym));
+}
+
 TEST(Edge, InvalidCallsChangeNothing)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), right = right_neighbor();

@@ -274,6 +274,8 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
                        ds, blk);
         return;
     }
+    if (n == 1) /* one block: the strides play no part (and are never negated) */
+        ds = ss = (ptrdiff_t)blk;
     /* Walk the blocks in the order that makes the destination stride positive: the
      * same set of copies, and MPI's target datatypes stay simple. */
     if (ds < 0) {
