@@ -9,10 +9,10 @@
  *  - target-side datatypes cost a fixed ~40-70 us per call, so a handful of blocks, or
  *    big blocks, go fastest as one contiguous MPI call per block;
  *  - many small blocks go fastest packed locally into one call with a target hvector;
- *  - 8-byte blocks at wide strides: MPI's datatype engine beats our packing loop. */
+ *  - thousands of 8-byte blocks: MPI's datatype engine beats our packing loop. */
 static const char default_rules_mpich[] =
     "*  *         *     *      pack\n"
-    "*  1-8       9-*   *      vector\n"
+    "*  1-8       *     1025-* vector\n"
     "*  1-128     *     1-8    blocks\n"
     "*  129-1024  *     1-32   blocks\n"
     "*  1025-*    *     *      blocks\n";
