@@ -1,0 +1,444 @@
+/* strided.c: strided (iput/iget), block-strided (ibput/ibget) and byte-level
+ * (shmemx_iputmem/igetmem) RMA. Every routine funnels into one implementation in bytes:
+ * nblks blocks of blksize bytes whose starts are dst_stride / src_stride bytes apart.
+ *
+ * Methods (docs/strided.md):
+ *   contiguous  one block, or both strides equal the block: one plain MPI_Put/MPI_Get
+ *   vector      one MPI_Put/MPI_Get with MPI_Type_create_hvector on both sides
+ *   blocks      one contiguous MPI_Put/MPI_Get per block
+ *   pack        copy the local blocks into a contiguous buffer, one MPI_Put with a
+ *               target-side hvector (get: MPI_Get into the buffer, then unpack)
+ * The table (strided_table.c) picks one per call. Committed hvector types are cached by
+ * (block, stride, count) so repeated shapes cost no type creation.
+ *
+ * Completion matches shmem_put/get: put returns after MPI_Win_flush_local (source
+ * reusable), get after MPI_Win_flush (data arrived). Transfers to the calling PE are
+ * local copies (unified windows: local memory is the window). */
+#include "strided_impl.h"
+#include <pthread.h>
+
+/* ---- committed-datatype cache: 2-way set associative; the entry fetched first in a
+ * call is never evicted by the second fetch of the same call ---- */
+#define TC_SETS 64
+typedef struct {
+    size_t blk;
+    ptrdiff_t stride;
+    int count;
+    MPI_Datatype type;
+    unsigned long used; /* last use, for LRU */
+} tc_entry_t;
+
+static tc_entry_t tc[TC_SETS][2];
+static unsigned long tc_clock;
+static pthread_mutex_t tc_lock = PTHREAD_MUTEX_INITIALIZER;
+static int tc_keyval = MPI_KEYVAL_INVALID;
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first: free the cached types there,
+ * while MPI is still usable, without a hook in shmem_finalize. */
+static int tc_release(MPI_Comm comm, int keyval, void *attr, void *extra)
+{
+    (void)comm, (void)keyval, (void)attr, (void)extra;
+    pthread_mutex_lock(&tc_lock);
+    for (int s = 0; s < TC_SETS; s++)
+        for (int w = 0; w < 2; w++)
+            if (tc[s][w].type != MPI_DATATYPE_NULL && tc[s][w].type != 0) {
+                MPI_Type_free(&tc[s][w].type);
+                tc[s][w].type = MPI_DATATYPE_NULL;
+            }
+    tc_keyval = MPI_KEYVAL_INVALID;
+    pthread_mutex_unlock(&tc_lock);
+    return MPI_SUCCESS;
+}
+
+static void tc_init_locked(void)
+{
+    if (tc_keyval != MPI_KEYVAL_INVALID)
+        return;
+    for (int s = 0; s < TC_SETS; s++)
+        for (int w = 0; w < 2; w++)
+            tc[s][w].type = MPI_DATATYPE_NULL;
+    if (MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, tc_release, &tc_keyval, NULL) ==
+        MPI_SUCCESS)
+        MPI_Comm_set_attr(MPI_COMM_SELF, tc_keyval, NULL);
+}
+
+/* A committed hvector of count blocks of blk bytes, stride bytes apart. Call with tc_lock
+ * held; `keep` is a type this call already holds and must not lose. */
+static MPI_Datatype tc_get(const char *routine, size_t blk, ptrdiff_t stride, int count,
+                           MPI_Datatype keep)
+{
+    uint64_t h = (uint64_t)blk * 0x9E3779B97F4A7C15ull ^ (uint64_t)stride * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)count * 0x165667B19E3779F9ull;
+    tc_entry_t *set = tc[(h >> 32) % TC_SETS];
+    tc_clock++;
+    for (int w = 0; w < 2; w++)
+        if (set[w].type != MPI_DATATYPE_NULL && set[w].blk == blk && set[w].stride == stride &&
+            set[w].count == count) {
+            set[w].used = tc_clock;
+            return set[w].type;
+        }
+    int victim;
+    if (set[0].type == MPI_DATATYPE_NULL)
+        victim = 0;
+    else if (set[1].type == MPI_DATATYPE_NULL)
+        victim = 1;
+    else
+        victim = set[0].used <= set[1].used ? 0 : 1;
+    if (set[victim].type != MPI_DATATYPE_NULL && set[victim].type == keep)
+        victim ^= 1;
+    if (set[victim].type != MPI_DATATYPE_NULL)
+        MPI_Type_free(&set[victim].type); /* MPI keeps it alive for pending operations */
+    MPI_Datatype t;
+    SHMEMI_MPI_CHECK(routine, MPI_Type_create_hvector(count, (int)blk, (MPI_Aint)stride,
+                                                      MPI_BYTE, &t));
+    SHMEMI_MPI_CHECK(routine, MPI_Type_commit(&t));
+    set[victim] = (tc_entry_t){blk, stride, count, t, tc_clock};
+    return t;
+}
+
+/* ---- scratch buffer for pack/unpack, one per thread, kept between calls ---- */
+#define PACK_ROUND ((size_t)4 << 20) /* bytes packed per MPI call at most */
+static _Thread_local char *scratch;
+static _Thread_local size_t scratch_size;
+
+static char *scratch_get(size_t n)
+{
+    if (n > scratch_size) {
+        free(scratch);
+        scratch = malloc(n);
+        scratch_size = scratch ? n : 0;
+    }
+    return scratch;
+}
+
+/* ---- one transfer ---- */
+typedef struct {
+    const char *routine;
+    int is_get;
+    int rank;
+    MPI_Win win;
+    char *local;      /* first local block */
+    ptrdiff_t lstride;
+    MPI_Aint disp;    /* first remote block */
+    ptrdiff_t rstride;
+    size_t blk;
+    size_t n;
+} xfer_t;
+
+static inline void rma_bytes(const xfer_t *x, char *local, MPI_Aint disp, size_t len)
+{
+    for (size_t done = 0; done < len;) {
+        size_t c = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
+        if (x->is_get)
+            SHMEMI_MPI_CHECK(x->routine, MPI_Get(local + done, (int)c, MPI_BYTE, x->rank,
+                                                 disp + (MPI_Aint)done, (int)c, MPI_BYTE, x->win));
+        else
+            SHMEMI_MPI_CHECK(x->routine, MPI_Put(local + done, (int)c, MPI_BYTE, x->rank,
+                                                 disp + (MPI_Aint)done, (int)c, MPI_BYTE, x->win));
+        done += c;
+    }
+}
+
+static void do_blocks(const xfer_t *x)
+{
+    for (size_t k = 0; k < x->n; k++)
+        rma_bytes(x, x->local + (ptrdiff_t)k * x->lstride,
+                  x->disp + (MPI_Aint)k * (MPI_Aint)x->rstride, x->blk);
+}
+
+/* Blocks per MPI call so that one call carries at most `cap` bytes. */
+static inline size_t group_of(size_t blk, size_t n, size_t cap)
+{
+    size_t g = cap / blk;
+    if (g == 0)
+        g = 1;
+    if (g > (size_t)INT32_MAX)
+        g = INT32_MAX;
+    return g < n ? g : n;
+}
+
+static void do_vector(const xfer_t *x)
+{
+    if (x->blk > SHMEMI_MAX_MPI_COUNT) { /* int block length: such blocks go one by one */
+        do_blocks(x);
+        return;
+    }
+    size_t g = group_of(x->blk, x->n, SHMEMI_MAX_MPI_COUNT);
+    int lcontig = x->lstride == (ptrdiff_t)x->blk, rcontig = x->rstride == (ptrdiff_t)x->blk;
+    for (size_t k = 0; k < x->n; k += g) {
+        int cnt = (int)(x->n - k < g ? x->n - k : g);
+        char *local = x->local + (ptrdiff_t)k * x->lstride;
+        MPI_Aint disp = x->disp + (MPI_Aint)k * (MPI_Aint)x->rstride;
+        int ocount = 1, tcount = 1;
+        MPI_Datatype otype = MPI_BYTE, ttype = MPI_BYTE;
+        pthread_mutex_lock(&tc_lock);
+        tc_init_locked();
+        if (lcontig)
+            ocount = cnt * (int)x->blk;
+        else
+            otype = tc_get(x->routine, x->blk, x->lstride, cnt, MPI_DATATYPE_NULL);
+        if (rcontig)
+            tcount = cnt * (int)x->blk;
+        else
+            ttype = tc_get(x->routine, x->blk, x->rstride, cnt, otype);
+        if (x->is_get)
+            SHMEMI_MPI_CHECK(x->routine, MPI_Get(local, ocount, otype, x->rank, disp, tcount,
+                                                 ttype, x->win));
+        else
+            SHMEMI_MPI_CHECK(x->routine, MPI_Put(local, ocount, otype, x->rank, disp, tcount,
+                                                 ttype, x->win));
+        pthread_mutex_unlock(&tc_lock);
+    }
+}
+
+static void do_pack(const xfer_t *x)
+{
+    if (x->blk > SHMEMI_MAX_MPI_COUNT) {
+        do_blocks(x);
+        return;
+    }
+    int lcontig = x->lstride == (ptrdiff_t)x->blk;
+    if (lcontig) { /* nothing to pack: the vector method is the same transfer */
+        do_vector(x);
+        return;
+    }
+    size_t g = group_of(x->blk, x->n, PACK_ROUND);
+    char *buf = scratch_get(g * x->blk);
+    if (!buf) { /* no memory for the buffer: the per-block method needs none */
+        do_blocks(x);
+        return;
+    }
+    int rcontig = x->rstride == (ptrdiff_t)x->blk;
+    for (size_t k = 0; k < x->n; k += g) {
+        size_t cnt = x->n - k < g ? x->n - k : g;
+        char *local = x->local + (ptrdiff_t)k * x->lstride;
+        MPI_Aint disp = x->disp + (MPI_Aint)k * (MPI_Aint)x->rstride;
+        int bytes = (int)(cnt * x->blk);
+        if (!x->is_get)
+            for (size_t i = 0; i < cnt; i++)
+                memcpy(buf + i * x->blk, local + (ptrdiff_t)i * x->lstride, x->blk);
+        pthread_mutex_lock(&tc_lock);
+        tc_init_locked();
+        MPI_Datatype ttype = MPI_BYTE;
+        int tcount = bytes;
+        if (!rcontig) {
+            ttype = tc_get(x->routine, x->blk, x->rstride, (int)cnt, MPI_DATATYPE_NULL);
+            tcount = 1;
+        }
+        if (x->is_get)
+            SHMEMI_MPI_CHECK(x->routine, MPI_Get(buf, bytes, MPI_BYTE, x->rank, disp, tcount,
+                                                 ttype, x->win));
+        else
+            SHMEMI_MPI_CHECK(x->routine, MPI_Put(buf, bytes, MPI_BYTE, x->rank, disp, tcount,
+                                                 ttype, x->win));
+        pthread_mutex_unlock(&tc_lock);
+        /* the buffer is reused next round: complete this one first */
+        if (x->is_get) {
+            SHMEMI_MPI_CHECK(x->routine, MPI_Win_flush(x->rank, x->win));
+            for (size_t i = 0; i < cnt; i++)
+                memcpy(local + (ptrdiff_t)i * x->lstride, buf + i * x->blk, x->blk);
+        } else if (k + g < x->n) {
+            SHMEMI_MPI_CHECK(x->routine, MPI_Win_flush_local(x->rank, x->win));
+        }
+    }
+}
+
+/* |v| * m + add without overflow; -1 when it does not fit. */
+static inline int span_of(ptrdiff_t stride, size_t n, size_t blk, size_t *out)
+{
+    size_t a = stride < 0 ? (size_t)0 - (size_t)stride : (size_t)stride, m;
+    if (__builtin_mul_overflow(a, n - 1, &m) || __builtin_add_overflow(m, blk, out) ||
+        *out > (size_t)PTRDIFF_MAX)
+        return -1;
+    return 0;
+}
+
+static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char *dest,
+                         const char *src, ptrdiff_t ds, ptrdiff_t ss, size_t blk, size_t n,
+                         int pe)
+{
+    const char *remote = is_get ? src : dest;
+    shmemi_target_t t;
+    if (n == 0 || blk == 0) { /* nothing moves; the target is still checked like put/get */
+        (void)shmemi_target(routine, ctx, remote, 0, pe, &t);
+        return;
+    }
+    size_t dspan, sspan;
+    if (span_of(ds, n, blk, &dspan) || span_of(ss, n, blk, &sspan)) {
+        shmemi_bad_arg(routine, "%zu blocks of %zu bytes with strides %td/%td bytes overflow",
+                       n, blk, ds, ss);
+        return;
+    }
+    if (n > 1 && (ds < 0 ? (size_t)0 - (size_t)ds : (size_t)ds) < blk) {
+        shmemi_bad_arg(routine, "destination blocks overlap (stride %td bytes, block %zu bytes)",
+                       ds, blk);
+        return;
+    }
+    if (n == 1) /* one block: the strides play no part (and are never negated) */
+        ds = ss = (ptrdiff_t)blk;
+    /* Walk the blocks in the order that makes the destination stride positive: the
+     * same set of copies, and MPI's target datatypes stay simple. */
+    if (ds < 0) {
+        dest += (ptrdiff_t)(n - 1) * ds;
+        src += (ptrdiff_t)(n - 1) * ss;
+        ds = -ds;
+        ss = -ss;
+    }
+    ptrdiff_t rs = is_get ? ss : ds;
+    remote = is_get ? src : dest;
+    const char *lo = rs < 0 ? remote + (ptrdiff_t)(n - 1) * rs : remote;
+    if (shmemi_target(routine, ctx, lo, is_get ? sspan : dspan, pe, &t))
+        return;
+    if ((is_get ? (const void *)dest : (const void *)src) == NULL) {
+        shmemi_bad_arg(routine, "NULL local buffer with %zu blocks", n);
+        return;
+    }
+    if (t.rank == shmemi.my_pe) {
+        for (size_t k = 0; k < n; k++)
+            memmove(dest + (ptrdiff_t)k * ds, src + (ptrdiff_t)k * ss, blk);
+        return;
+    }
+    xfer_t x = {routine, is_get, t.rank, t.win, is_get ? dest : (char *)src, is_get ? ds : ss,
+                t.disp + (MPI_Aint)(remote - lo), rs, blk, n};
+    int method = shmemi_strided_get_method();
+    if (method == SHMEMI_STRIDED_AUTO) {
+        if (n == 1 || (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk)) { /* contiguous */
+            rma_bytes(&x, x.local, x.disp, n * blk);
+            method = -1;
+        } else {
+            method = shmemi_strided_choose(is_get, blk, ds, ss, n);
+        }
+    }
+    switch (method) {
+    case SHMEMI_STRIDED_BLOCKS: do_blocks(&x); break;
+    case SHMEMI_STRIDED_PACK: do_pack(&x); break;
+    case SHMEMI_STRIDED_VECTOR: do_vector(&x); break;
+    default: break;
+    }
+    if (is_get)
+        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
+    else
+        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
+}
+
+void shmemi_strided_put(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
+                        ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blksize,
+                        size_t nblks, int pe)
+{
+    strided_xfer(routine, ctx, 0, (char *)dest, (const char *)src, dst_stride, src_stride,
+                 blksize, nblks, pe);
+}
+
+void shmemi_strided_get(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
+                        ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blksize,
+                        size_t nblks, int pe)
+{
+    strided_xfer(routine, ctx, 1, (char *)dest, (const char *)src, dst_stride, src_stride,
+                 blksize, nblks, pe);
+}
+
+/* ---- public wrappers: element strides become byte strides ---- */
+
+/* Scale an element stride; -1 (reported) when it does not fit a ptrdiff_t. */
+static inline int scale(const char *routine, ptrdiff_t stride, size_t elem, ptrdiff_t *out)
+{
+    if (__builtin_mul_overflow(stride, (ptrdiff_t)elem, out)) {
+        shmemi_bad_arg(routine, "stride %td of %zu-byte elements overflows", stride, elem);
+        return -1;
+    }
+    return 0;
+}
+
+static void iput_elems(const char *routine, shmem_ctx_t ctx, int is_get, void *dest,
+                       const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem, size_t nelems,
+                       int pe)
+{
+    ptrdiff_t ds, ss;
+    if (scale(routine, dst, elem, &ds) || scale(routine, sst, elem, &ss))
+        return;
+    strided_xfer(routine, ctx, is_get, (char *)dest, (const char *)src, ds, ss, elem, nelems,
+                 pe);
+}
+
+/* OpenSHMEM 1.6: dst and sst are >= 1 (in elements); the destination blocks must not
+ * overlap, which strided_xfer checks. */
+static void ibput_elems(const char *routine, shmem_ctx_t ctx, int is_get, void *dest,
+                        const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t elem,
+                        size_t bsize, size_t nblocks, int pe)
+{
+    ptrdiff_t ds, ss;
+    size_t blk;
+    if (dst < 1 || sst < 1) {
+        shmemi_bad_arg(routine, "strides must be >= 1 (dst %td, sst %td)", dst, sst);
+        return;
+    }
+    if (__builtin_mul_overflow(bsize, elem, &blk)) {
+        shmemi_bad_arg(routine, "block of %zu elements overflows", bsize);
+        return;
+    }
+    if (scale(routine, dst, elem, &ds) || scale(routine, sst, elem, &ss))
+        return;
+    strided_xfer(routine, ctx, is_get, (char *)dest, (const char *)src, ds, ss, blk, nblocks,
+                 pe);
+}
+
+#define STRIDED_PAIR(NAME, CTXNAME, T, SIZE, IS_GET)                                         \
+    void CTXNAME(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
+                 size_t nelems, int pe)                                                      \
+    {                                                                                        \
+        iput_elems(#CTXNAME, ctx, IS_GET, dest, source, dst, sst, SIZE, nelems, pe);         \
+    }                                                                                        \
+    SHMEMI_PROFILE(CTXNAME)                                                                  \
+    void NAME(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe) \
+    {                                                                                        \
+        iput_elems(#NAME, SHMEM_CTX_DEFAULT, IS_GET, dest, source, dst, sst, SIZE, nelems,   \
+                   pe);                                                                      \
+    }                                                                                        \
+    SHMEMI_PROFILE(NAME)
+
+#define BLOCK_PAIR(NAME, CTXNAME, T, SIZE, IS_GET)                                           \
+    void CTXNAME(shmem_ctx_t ctx, T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst,    \
+                 size_t bsize, size_t nblocks, int pe)                                       \
+    {                                                                                        \
+        ibput_elems(#CTXNAME, ctx, IS_GET, dest, source, dst, sst, SIZE, bsize, nblocks, pe); \
+    }                                                                                        \
+    SHMEMI_PROFILE(CTXNAME)                                                                  \
+    void NAME(T *dest, const T *source, ptrdiff_t dst, ptrdiff_t sst, size_t bsize,          \
+              size_t nblocks, int pe)                                                        \
+    {                                                                                        \
+        ibput_elems(#NAME, SHMEM_CTX_DEFAULT, IS_GET, dest, source, dst, sst, SIZE, bsize,   \
+                    nblocks, pe);                                                            \
+    }                                                                                        \
+    SHMEMI_PROFILE(NAME)
+
+#define DEFINE_TYPED_STRIDED(T, N)                                                           \
+    STRIDED_PAIR(shmem_##N##_iput, shmem_ctx_##N##_iput, T, sizeof(T), 0)                    \
+    STRIDED_PAIR(shmem_##N##_iget, shmem_ctx_##N##_iget, T, sizeof(T), 1)                    \
+    BLOCK_PAIR(shmem_##N##_ibput, shmem_ctx_##N##_ibput, T, sizeof(T), 0)                    \
+    BLOCK_PAIR(shmem_##N##_ibget, shmem_ctx_##N##_ibget, T, sizeof(T), 1)
+SHMEMQ_RMA_TYPES(DEFINE_TYPED_STRIDED)
+
+#define DEFINE_SIZED_STRIDED(BITS, BYTES)                                                    \
+    STRIDED_PAIR(shmem_iput##BITS, shmem_ctx_iput##BITS, void, BYTES, 0)                     \
+    STRIDED_PAIR(shmem_iget##BITS, shmem_ctx_iget##BITS, void, BYTES, 1)                     \
+    BLOCK_PAIR(shmem_ibput##BITS, shmem_ctx_ibput##BITS, void, BYTES, 0)                     \
+    BLOCK_PAIR(shmem_ibget##BITS, shmem_ctx_ibget##BITS, void, BYTES, 1)
+SHMEMQ_SIZED_RMA(DEFINE_SIZED_STRIDED)
+
+/* Byte-level extension: strides and block in bytes; any stride sign (structures walked
+ * backwards), destination blocks must not overlap. */
+void shmemx_iputmem(void *dest, const void *source, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                    size_t blksize, size_t nblks, int pe)
+{
+    strided_xfer("shmemx_iputmem", SHMEM_CTX_DEFAULT, 0, (char *)dest, (const char *)source,
+                 dst_stride, src_stride, blksize, nblks, pe);
+}
+SHMEMI_PROFILE(shmemx_iputmem)
+
+void shmemx_igetmem(void *dest, const void *source, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                    size_t blksize, size_t nblks, int pe)
+{
+    strided_xfer("shmemx_igetmem", SHMEM_CTX_DEFAULT, 1, (char *)dest, (const char *)source,
+                 dst_stride, src_stride, blksize, nblks, pe);
+}
+SHMEMI_PROFILE(shmemx_igetmem)
