@@ -115,11 +115,12 @@ static int flush_start(struct shmemi_dataq *q, int bg)
         q->xmine[2 * p] = q->out_len[p];
         q->xmine[2 * p + 1] = q->room - q->in_len[p];
     }
+    /* under the lock: a concurrent pop must see the flush in flight (see take()) */
+    q->phase = SHMEMI_DATAQ_COUNTS;
     dq_unlock(q);
     q->started++;
     q->bg = bg;
     q->nreq = 1;
-    q->phase = SHMEMI_DATAQ_COUNTS;
     int rc = MPI_Ialltoall(q->xmine, 2, MPI_UINT64_T, q->xpeer, 2, MPI_UINT64_T, q->comm,
                            &q->req[0]);
     if (rc != MPI_SUCCESS) {
@@ -225,9 +226,9 @@ static void flush_finish(struct shmemi_dataq *q)
         q->in_len[p] += q->recv[p];
     }
     q->stats.flushes++;
-    dq_unlock(q);
     q->last_rc = q->agree_out[0] ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
     q->phase = SHMEMI_DATAQ_IDLE;
+    dq_unlock(q);
 }
 
 /* Move the flush to its next phase once its requests are complete. */
