@@ -407,6 +407,40 @@ TEST(DataQueue, ProgressOverlapsPushes)
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
+TEST(DataQueue, ProgressAloneDelivers)
+{
+    // Background flushes complete inside progress calls: loop until everything sent to
+    // me has arrived (PEs leave after different numbers of calls; the global flush
+    // then reconciles the flushes started).
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(1024, 8);
+    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    for (int p = 0; p < n; p++)
+        for (int s = 0; s < 4; s++) {
+            int64_t v = val(me, p, s);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+        }
+    size_t in = 0, out = 0;
+    long calls = 0;
+    while (in < (size_t)n * 4 * 8) {
+        ASSERT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+        ASSERT_LT(++calls, 10000000L);
+        sched_yield();
+    }
+    std::vector<int64_t> got(4 * n);
+    ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 4 * n, SHMEM_QUEUE_ANY_PE), 0);
+    for (int p = 0, i = 0; p < n; p++)
+        for (int s = 0; s < 4; s++)
+            EXPECT_EQ(got[i++], val(p, me, s));
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in + out, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
 TEST(DataQueue, DestroyWithDataReportsLoss)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
