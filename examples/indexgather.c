@@ -12,15 +12,19 @@
  * Small rooms are fine: every variant loops until all PEs are done, handling
  * SHMEM_QUEUE_ERR_FULL (flush, retry) and SHMEM_QUEUE_ERR_OVERFLOW (pop, flush again).
  *
- * What the proposal's version got wrong, fixed here: the request loop never advanced
- * on success (`if (!push) break` inverted the return code) and pushed an undeclared
- * variable; shmem_queue_progress was called on a data queue (data queues move data
- * only in the collective global flush); the requests were popped once, before they
- * could have arrived, and only those "from my own PE"; the packing masks
- * (0xFF000000 >> 48, 0x00FF >> 32) dropped the PE and the index; gathered values were
- * stored through a 32-bit truncation; the table was a stack array on one variant (not
- * symmetric, and different rand() streams made the answers unverifiable); the comm
- * queue was destroyed through a pointer to it; nothing was ever checked.
+ * What the proposal's version got wrong, fixed here:
+ *  - the data-queue config set max_elems (a comm-queue field) from an undeclared
+ *    buf_cnt instead of max_bytes;
+ *  - `if (!shmem_queue_data_push(...)) break;` stopped on success (0) and, on
+ *    FULL, counted the element as sent; it pushed an undeclared variable;
+ *  - it called shmem_queue_progress on a data queue and never shmem_queue_global_flush
+ *    before popping: data queues move data only in the collective flush;
+ *  - it popped once, only what came from its own PE (pe = my_pe), and passed the byte
+ *    count from shmem_query_data_size as an element count;
+ *  - the unpacking masks (0xFF000000 >> 48, 0x00FF >> 32) dropped the PE and the
+ *    index; the return slot was limited to 16 bits of a 32-bit field;
+ *  - the comm queue was destroyed through a pointer to the handle;
+ *  - tables came from rand() and nothing was ever checked.
  *
  * usage: indexgather [T entries per PE] [R requests per PE] [room elements per peer]
  * Prints Mupd/s (million gathered entries per second, all PEs together) per variant,
