@@ -569,6 +569,59 @@ TEST(DataQueue, SharedQueueConcurrentPushes)
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
+TEST(DataQueue, SharedQueuePushesDuringFlushes)
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    if (provided < SHMEM_THREAD_MULTIPLE)
+        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
+    // A second thread pushes while this one runs global flushes and progress: every
+    // element arrives once, in push order.
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int K = 300;
+    shmem_queue_config_t c = dcfg((uint64_t)K * 8, 8);
+    c.thread_model = SHMEM_QUEUE_SHARED;
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    volatile int done = 0;
+    std::thread pusher([&] {
+        for (int s = 0; s < K; s++) {
+            for (int p = 0; p < n; p++) {
+                int64_t v = val(me, p, s);
+                while (shmem_queue_data_push(q, &v, 1, p) != 0)
+                    sched_yield();
+            }
+            if (s % 16 == 0)
+                sched_yield();
+        }
+        __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
+    });
+    std::vector<std::vector<int64_t>> got(n);
+    for (int it = 0;; it++) {
+        int rc = it % 2 ? shmem_queue_data_progress(q, SHMEM_TEAM_WORLD)
+                        : shmem_queue_global_flush(q);
+        ASSERT_EQ(rc, 0);
+        for (int p = 0; p < n; p++) {
+            int64_t v;
+            while (shmem_queue_data_pop(q, &v, 1, p) == 0)
+                got[p].push_back(v);
+        }
+        if (reduce(__atomic_load_n(&done, __ATOMIC_ACQUIRE) ? 0 : 1, MPI_SUM) == 0)
+            break;
+    }
+    pusher.join();
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int p = 0; p < n; p++) {
+        int64_t v;
+        while (shmem_queue_data_pop(q, &v, 1, p) == 0)
+            got[p].push_back(v);
+        ASSERT_EQ(got[p].size(), (size_t)K);
+        for (int s = 0; s < K; s++)
+            ASSERT_EQ(got[p][s], val(p, me, s));
+    }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
 // ---- index-gather through data queues only (the example's variant 2, small rooms so
 // that FULL and OVERFLOW happen and are handled) ----
 namespace {
