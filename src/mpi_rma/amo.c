@@ -75,18 +75,19 @@ static inline void ring_unlock(void)
         atomic_flag_clear_explicit(&amo_lock, memory_order_release);
 }
 
-/* MPI_Win_free calls this (after the window's operations completed): forget it. */
+/* MPI_Win_free calls this (after the window's operations completed): forget it.
+ * No ring lock here: MPI may hold its own lock around this callback while another thread
+ * holds the ring lock inside an MPI call, which would deadlock. OpenSHMEM forbids using
+ * a context while it is destroyed, so no AMO posts to this window concurrently. */
 static int amo_win_deleted(MPI_Win win, int keyval, void *attr, void *extra)
 {
     (void)keyval, (void)attr, (void)extra;
-    ring_lock();
     for (int i = 0; i < AMO_RING; i++)
         if (amo_ring[i].win == win)
             amo_ring[i].win = MPI_WIN_NULL;
     for (int i = 0; i < AMO_TAGGED; i++)
         if (amo_tagged[i] == win)
             amo_tagged[i] = MPI_WIN_NULL;
-    ring_unlock();
     return MPI_SUCCESS;
 }
 
