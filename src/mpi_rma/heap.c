@@ -71,6 +71,10 @@ int shmemi_heap_init(void)
     /* Every PE passes the same size and disp_unit: lets MPI skip per-target metadata. */
     MPI_Info_set(info, "same_size", "true");
     MPI_Info_set(info, "same_disp_unit", "true");
+    /* AMOs mix op kinds on one location (add, swap, compare_swap, fetch): never promise
+     * MPI "same_op"; MPICH must not pick hardware atomics for a subset of ops (docs/amo.md). */
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_Info_set(info, "which_accumulate_ops", "any_op");
     char *win_base = NULL;
     int rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
                               &win_base, &shmemi.heap_win);

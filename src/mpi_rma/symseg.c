@@ -60,6 +60,9 @@ int shmemi_symseg_init(void)
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
+    /* Cross-op AMO atomicity, as for the heap window (heap.c, docs/amo.md). */
+    MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
+    MPI_Info_set(info, "which_accumulate_ops", "any_op");
     int rc = MPI_Win_create(shmemi.data_size ? shmemi.data_base : NULL, (MPI_Aint)shmemi.data_size,
                             1, info, shmemi.comm, &shmemi.data_win);
     MPI_Info_free(&info);
