@@ -1,1 +1,13 @@
-# p2p: sources, tests, examples and benchmarks of this area.
+# p2p: point-to-point synchronization, signals, locks, contexts, shmem_ptr.
+libshmemq_la_SOURCES += \
+	src/mpi_rma/shmemi_p2p.h \
+	src/mpi_rma/p2p.c \
+	src/mpi_rma/signal.c
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_p2p
+test_test_p2p_SOURCES = $(TEST_COMMON_SOURCES) test/test_p2p.cc test/test_p2p_c11.c
+test_test_p2p_CPPFLAGS = $(TEST_INCLUDES)
+test_test_p2p_LDADD = $(TEST_LIBS)
+test_test_p2p_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
