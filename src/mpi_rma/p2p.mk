@@ -2,7 +2,8 @@
 libshmemq_la_SOURCES += \
 	src/mpi_rma/shmemi_p2p.h \
 	src/mpi_rma/p2p.c \
-	src/mpi_rma/signal.c
+	src/mpi_rma/signal.c \
+	src/mpi_rma/lock.c
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_p2p
@@ -10,4 +11,12 @@ test_test_p2p_SOURCES = $(TEST_COMMON_SOURCES) test/test_p2p.cc test/test_p2p_c1
 test_test_p2p_CPPFLAGS = $(TEST_INCLUDES)
 test_test_p2p_LDADD = $(TEST_LIBS)
 test_test_p2p_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_lock
+test_test_lock_SOURCES = $(TEST_COMMON_SOURCES) test/test_lock.cc
+test_test_lock_CPPFLAGS = $(TEST_INCLUDES)
+test_test_lock_LDADD = $(TEST_LIBS)
+test_test_lock_LDFLAGS = $(NOINSTALL_FLAGS)
 endif

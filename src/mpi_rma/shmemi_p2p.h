@@ -17,8 +17,24 @@ static inline void shmemi_wait_poll(MPI_Win win, unsigned *spins)
 {
     MPI_Win_sync(win);
     shmemi_progress();
-    if (++*spins > 32)
+    if (++*spins > 4)
         sched_yield();
+}
+
+/* Complete a request while progressing; yields sooner than shmemi_wait_request because
+ * the machines we run on are often oversubscribed and the peer needs our core. Used
+ * instead of a blocking MPI_Win_flush wherever a request-based operation exists. */
+static inline int shmemi_p2p_wait_req(MPI_Request *req)
+{
+    for (unsigned spins = 0;;) {
+        int done = 0;
+        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS || done)
+            return rc;
+        shmemi_progress();
+        if (++spins > 4)
+            sched_yield();
+    }
 }
 
 /* The window covering a local symmetric range (for MPI_Win_sync), or the heap window
