@@ -3,7 +3,8 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/shmemi_p2p.h \
 	src/mpi_rma/p2p.c \
 	src/mpi_rma/signal.c \
-	src/mpi_rma/lock.c
+	src/mpi_rma/lock.c \
+	src/mpi_rma/ptr.c
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_p2p
@@ -19,4 +20,12 @@ test_test_lock_SOURCES = $(TEST_COMMON_SOURCES) test/test_lock.cc
 test_test_lock_CPPFLAGS = $(TEST_INCLUDES)
 test_test_lock_LDADD = $(TEST_LIBS)
 test_test_lock_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_ctx
+test_test_ctx_SOURCES = $(TEST_COMMON_SOURCES) test/test_ctx.cc
+test_test_ctx_CPPFLAGS = $(TEST_INCLUDES)
+test_test_ctx_LDADD = $(TEST_LIBS)
+test_test_ctx_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
