@@ -10,6 +10,7 @@
 
 extern "C" {
 int c11_generic_p2p(long *flags, int n); // test_p2p_c11.c
+int c11_generic_put_signal(long *dst, uint64_t *sig, int pe);
 }
 
 static long static_flag;
@@ -269,6 +270,20 @@ TEST(Wait, C11Generics)
     EXPECT_EQ(c11_generic_p2p(flags, npes), 0);
     shmem_barrier_all();
     shmem_free(flags);
+}
+
+TEST(Wait, C11GenericPutSignal)
+{
+    long *dst = (long *)shmem_calloc(4, sizeof(long));
+    uint64_t *sig = (uint64_t *)shmem_calloc(1, sizeof(uint64_t));
+    ASSERT_NE(dst, nullptr);
+    shmem_barrier_all();
+    EXPECT_EQ(c11_generic_put_signal(dst, sig, right_neighbor()), 0);
+    EXPECT_EQ(shmem_signal_wait_until(sig, SHMEM_CMP_EQ, 4), 4u);
+    EXPECT_EQ(dst[3], 4);
+    shmem_barrier_all();
+    shmem_free(sig);
+    shmem_free(dst);
 }
 
 TEST(Wait, InvalidArguments)

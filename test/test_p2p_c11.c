@@ -45,3 +45,15 @@ int c11_generic_p2p(long *flags, int n)
     free(want);
     return bad;
 }
+
+/* shmem_put_signal / shmem_put_signal_nbi generics, with and without a context. */
+int c11_generic_put_signal(long *dst, uint64_t *sig, int pe)
+{
+    long src[4] = {1, 2, 3, 4};
+    shmem_put_signal(dst, src, 4, sig, 1, SHMEM_SIGNAL_ADD, pe);
+    shmem_put_signal(SHMEM_CTX_DEFAULT, dst, src, 4, sig, 1, SHMEM_SIGNAL_ADD, pe);
+    shmem_put_signal_nbi(dst, src, 4, sig, 1, SHMEM_SIGNAL_ADD, pe);
+    shmem_put_signal_nbi(SHMEM_CTX_DEFAULT, dst, src, 4, sig, 1, SHMEM_SIGNAL_ADD, pe);
+    shmem_quiet();
+    return 0;
+}

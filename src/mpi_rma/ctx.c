@@ -58,6 +58,11 @@ int shmemi_ctx_init(void)
 {
     double t0 = shmemi_wtime();
     int n = pool_size_from_env(); /* same environment on every PE: the loop is collective */
+    /* A single PE has nothing to complete selectively; and Debian's MPICH 4.0.2 loses
+     * accumulates to self through an MPI_Win_create window over MPI_Win_allocate
+     * memory when the communicator has one process. */
+    if (shmemi.n_pes == 1)
+        n = 0;
     pool = calloc((size_t)(n ? n : 1), sizeof *pool);
     zero_adj = calloc((size_t)shmemi.n_pes, sizeof *zero_adj);
     if (!pool || !zero_adj)

@@ -29,3 +29,11 @@ test_test_ctx_CPPFLAGS = $(TEST_INCLUDES)
 test_test_ctx_LDADD = $(TEST_LIBS)
 test_test_ctx_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_signal
+test_test_signal_SOURCES = $(TEST_COMMON_SOURCES) test/test_signal.cc
+test_test_signal_CPPFLAGS = $(TEST_INCLUDES)
+test_test_signal_LDADD = $(TEST_LIBS)
+test_test_signal_LDFLAGS = $(NOINSTALL_FLAGS)
+endif

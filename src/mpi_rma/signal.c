@@ -5,7 +5,8 @@
  *             remote completion of the data;
  *   signal -> MPI_Accumulate of one uint64 with MPI_REPLACE (SHMEM_SIGNAL_SET) or
  *             MPI_SUM (SHMEM_SIGNAL_ADD), then MPI_Win_flush_local (its origin buffer is
- *             on our stack); the signal is remotely complete at the next quiet.
+ *             on our stack; MPI_Win_flush when the target is the calling PE); the
+ *             signal is remotely complete at the next quiet.
  * The _nbi forms order the same way (the flush costs one round trip; MPI has no
  * cheaper put-then-accumulate ordering across targets' windows). Signals are always
  * accumulates, also to the calling PE, so adds from many PEs are atomic together.
@@ -42,7 +43,13 @@ static void signal_update(const char *routine, const shmemi_target_t *t, uint64_
 {
     SHMEMI_MPI_CHECK(routine, MPI_Accumulate(&value, 1, MPI_UINT64_T, t->rank, t->disp, 1,
                                              MPI_UINT64_T, op, t->win));
-    SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t->rank, t->win));
+    /* An accumulate to the calling PE may be held back by MPI until a flush (MPICH
+     * does so on MPI_Win_create windows), and nothing else would flush it before the
+     * local wait that expects it: complete it now; it costs no network round trip. */
+    if (t->rank == shmemi.my_pe)
+        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t->rank, t->win));
+    else
+        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t->rank, t->win));
 }
 
 static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
