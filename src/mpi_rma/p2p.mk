@@ -37,3 +37,8 @@ test_test_signal_CPPFLAGS = $(TEST_INCLUDES)
 test_test_signal_LDADD = $(TEST_LIBS)
 test_test_signal_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+noinst_PROGRAMS += bench/ctx_init
+bench_ctx_init_SOURCES = bench/ctx_init.c
+bench_ctx_init_LDADD = $(SHMEMQ_LIBS)
+bench_ctx_init_LDFLAGS = $(NOINSTALL_FLAGS)
