@@ -11,6 +11,7 @@
 extern "C" {
 int c11_generic_p2p(long *flags, int n); // test_p2p_c11.c
 int c11_generic_put_signal(long *dst, uint64_t *sig, int pe);
+int pshmem_names_work(long *flag, int pe);
 }
 
 static long static_flag;
@@ -284,6 +285,16 @@ TEST(Wait, C11GenericPutSignal)
     shmem_barrier_all();
     shmem_free(sig);
     shmem_free(dst);
+}
+
+TEST(Wait, ProfilingNames)
+{
+    long *flag = (long *)shmem_calloc(1, sizeof(long));
+    ASSERT_NE(flag, nullptr);
+    shmem_barrier_all();
+    EXPECT_EQ(pshmem_names_work(flag, right_neighbor()), 0);
+    shmem_barrier_all();
+    shmem_free(flag);
 }
 
 TEST(Wait, InvalidArguments)

@@ -57,3 +57,16 @@ int c11_generic_put_signal(long *dst, uint64_t *sig, int pe)
     shmem_quiet();
     return 0;
 }
+
+#include <pshmem.h>
+
+/* The profiling names are the same routines. */
+int pshmem_names_work(long *flag, int pe)
+{
+    int bad = pshmem_my_pe() != shmem_my_pe() || pshmem_n_pes() != shmem_n_pes();
+    pshmem_long_p(flag, 9, pe);
+    pshmem_quiet();
+    pshmem_long_wait_until(flag, SHMEM_CMP_EQ, 9);
+    bad |= !pshmem_long_test(flag, SHMEM_CMP_EQ, 9);
+    return bad;
+}

@@ -6,6 +6,9 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/lock.c \
 	src/mpi_rma/ptr.c
 
+# the profiling interface's declarations (pshmem_ names are aliases made by SHMEMI_PROFILE)
+include_HEADERS += include/pshmem.h
+
 if BUILD_TESTS
 check_PROGRAMS += test/test_p2p
 test_test_p2p_SOURCES = $(TEST_COMMON_SOURCES) test/test_p2p.cc test/test_p2p_c11.c
