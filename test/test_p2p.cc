@@ -71,6 +71,17 @@ TEST(Wait, UntilAccumulateFromLeftNeighbor)
     }
     shmem_barrier_all();
     EXPECT_EQ(*flag, 20u);
+    // the same on a long flag with shmem_long_wait_until (long and uint64_t share the
+    // representation; the update is an MPI_Accumulate with MPI_REPLACE of 8 bytes)
+    long *lflag = (long *)flag;
+    *lflag = 0;
+    shmem_barrier_all();
+    for (long round = 1; round <= 20; round++) {
+        shmem_signal_set((uint64_t *)lflag, (uint64_t)round, right_neighbor());
+        shmem_long_wait_until(lflag, SHMEM_CMP_EQ, round);
+    }
+    shmem_barrier_all();
+    EXPECT_EQ(*lflag, 20);
     shmem_free(flag);
 }
 
