@@ -1,0 +1,157 @@
+/* lock.c: shmem_set_lock / shmem_test_lock / shmem_clear_lock as a fair MCS queue lock
+ * built from MPI atomics on the one symmetric long the user gives us.
+ *
+ * The 64-bit lock word (0 = idle everywhere) is used as two 32-bit halves:
+ *   TAIL (bytes 0..3)  on PE 0 only: 1 + the PE at the end of the waiting queue, 0 = free
+ *   NODE (bytes 4..7)  on every PE: this PE's queue node,
+ *                      NEXT (bits 0..30) = 1 + the PE queued right behind it,
+ *                      WAIT (bit 31) set while this PE waits for its predecessor
+ * acquire: swap own id into PE 0's TAIL (fetch-and-op MPI_REPLACE). Old TAIL 0: the lock
+ *          is ours. Else set own WAIT (MPI_BOR), add own id into the predecessor's NEXT
+ *          (MPI_SUM on a field known to be 0), spin until WAIT is cleared.
+ * release: quiet (stores of the critical section complete). NEXT empty: compare-and-swap
+ *          PE 0's TAIL from own id to 0; that fails only when a successor is enqueuing,
+ *          so wait for NEXT. Then clear own NEXT (MPI_SUM of its negation) and clear the
+ *          successor's WAIT (MPI_BAND).
+ * test_lock: compare-and-swap TAIL from 0 to own id.
+ * The successor sets WAIT before it links itself, so the hand-off is never lost. All
+ * updates are MPI_UINT32_T accumulate-class operations on the default context's window
+ * (atomic with each other; 32 bits because Open MPI 4.1's osc/rdma over the vader BTL
+ * crashes in 64-bit MPI_Compare_and_swap). Waits poll local atomic loads with
+ * MPI_Win_sync and progress, so the hand-off reaches a waiting PE under MPICH's
+ * active-message atomics too. FIFO: PEs acquire in the order they swapped the tail. */
+#include "shmemi_p2p.h"
+
+_Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "the lock word must hold 64 bits");
+
+#define LOCK_NEXT_MASK ((uint32_t)0x7fffffff)
+#define LOCK_WAIT ((uint32_t)1 << 31)
+
+static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t value, MPI_Op op)
+{
+    uint32_t old = 0;
+    MPI_Request req;
+    SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&value, 1, MPI_UINT32_T, &old, 1, MPI_UINT32_T,
+                                                  t->rank, t->disp, 1, MPI_UINT32_T, op, t->win,
+                                                  &req));
+    SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&req));
+    return old;
+}
+
+static uint32_t cas(const char *routine, const shmemi_target_t *t, uint32_t compare, uint32_t value)
+{
+    uint32_t old = 0, after = 0;
+    MPI_Request req;
+    SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&value, &compare, &old, MPI_UINT32_T, t->rank,
+                                                   t->disp, t->win));
+    /* MPI has no request-based CAS. A fetching no-op on the same location is ordered
+     * after it (default accumulate_ordering); waiting for that one with yields keeps the
+     * final blocking flush short when PEs outnumber cores. */
+    SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&value, 1, MPI_UINT32_T, &after, 1, MPI_UINT32_T,
+                                                  t->rank, t->disp, 1, MPI_UINT32_T, MPI_NO_OP,
+                                                  t->win, &req));
+    SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&req));
+    SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t->rank, t->win));
+    return old;
+}
+
+static void update(const char *routine, const shmemi_target_t *t, uint32_t value, MPI_Op op)
+{
+    (void)fetch_op(routine, t, value, op);
+}
+
+/* Targets of PE 0's TAIL, of this PE's NODE, and a NODE on another PE. */
+static int lock_targets(const char *routine, long *lock, shmemi_target_t *tail,
+                        shmemi_target_t *node)
+{
+    if (shmemi_check_init(routine))
+        return -1;
+    if (SHMEMI_UNLIKELY(lock == NULL || ((uintptr_t)lock & 7) != 0)) {
+        shmemi_bad_arg(routine, "lock %p is NULL or not 8-byte aligned", (void *)lock);
+        return -1;
+    }
+    if (shmemi_target(routine, SHMEM_CTX_DEFAULT, lock, sizeof(long), 0, tail) ||
+        shmemi_target(routine, SHMEM_CTX_DEFAULT, (uint32_t *)lock + 1, sizeof(uint32_t),
+                      shmemi.my_pe, node))
+        return -1;
+    return 0;
+}
+
+static int node_of(const char *routine, long *lock, uint32_t pe_plus_1, shmemi_target_t *node)
+{
+    if (shmemi_target(routine, SHMEM_CTX_DEFAULT, (uint32_t *)lock + 1, sizeof(uint32_t),
+                      (int)pe_plus_1 - 1, node) == 0)
+        return 0;
+    shmemi_bad_arg(routine, "corrupt lock word (was it initialised to 0 on every PE?)");
+    return -1;
+}
+
+static uint32_t load_node(long *lock, MPI_Win win)
+{
+    MPI_Win_sync(win);
+    return __atomic_load_n((uint32_t *)lock + 1, __ATOMIC_ACQUIRE);
+}
+
+void shmem_set_lock(long *lock)
+{
+    static const char *routine = "shmem_set_lock";
+    shmemi_target_t tail, self, pred;
+    if (lock_targets(routine, lock, &tail, &self))
+        return;
+    uint32_t me = (uint32_t)shmemi.my_pe + 1;
+    uint32_t prev = fetch_op(routine, &tail, me, MPI_REPLACE);
+    if (prev != 0) {
+        if (node_of(routine, lock, prev, &pred))
+            return;
+        update(routine, &self, LOCK_WAIT, MPI_BOR);
+        update(routine, &pred, me, MPI_SUM);
+        for (unsigned spins = 0; load_node(lock, self.win) & LOCK_WAIT;)
+            shmemi_wait_poll(self.win, &spins);
+    }
+    MPI_Win_sync(self.win); /* the critical section sees the previous holder's data */
+}
+SHMEMI_PROFILE(shmem_set_lock)
+
+int shmem_test_lock(long *lock)
+{
+    static const char *routine = "shmem_test_lock";
+    shmemi_target_t tail, self;
+    if (lock_targets(routine, lock, &tail, &self))
+        return 1;
+    uint32_t me = (uint32_t)shmemi.my_pe + 1;
+    if (cas(routine, &tail, 0, me) != 0) {
+        shmemi_progress(); /* callers spin on test_lock */
+        return 1;
+    }
+    MPI_Win_sync(self.win);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_test_lock)
+
+void shmem_clear_lock(long *lock)
+{
+    static const char *routine = "shmem_clear_lock";
+    shmemi_target_t tail, self, succ;
+    if (lock_targets(routine, lock, &tail, &self))
+        return;
+    shmemi_ctx_quiet(&shmemi.default_ctx); /* critical-section stores complete first */
+    uint32_t me = (uint32_t)shmemi.my_pe + 1;
+    uint32_t next = load_node(lock, self.win) & LOCK_NEXT_MASK;
+    if (next == 0) {
+        uint32_t old = cas(routine, &tail, me, 0);
+        if (old == me)
+            return; /* nobody queued: the lock is free */
+        if (old == 0) {
+            shmemi_bad_arg(routine, "the lock is not held");
+            return;
+        }
+        /* a successor swapped the tail and is about to link itself behind us */
+        for (unsigned spins = 0; (next = load_node(lock, self.win) & LOCK_NEXT_MASK) == 0;)
+            shmemi_wait_poll(self.win, &spins);
+    }
+    if (node_of(routine, lock, next, &succ))
+        return;
+    update(routine, &self, (uint32_t)0 - next, MPI_SUM);
+    update(routine, &succ, ~LOCK_WAIT, MPI_BAND);
+}
+SHMEMI_PROFILE(shmem_clear_lock)
