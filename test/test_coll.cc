@@ -50,6 +50,19 @@ struct Teams {
     }
 };
 
+// Made once for the binary: a split costs a communicator (slow with 4 PEs on 2 cores).
+// The environment runs inside RUN_ALL_TESTS, between shmem_init and shmem_finalize.
+Teams *g_teams;
+struct TeamsEnv : ::testing::Environment {
+    void SetUp() override { g_teams = new Teams; }
+    void TearDown() override
+    {
+        delete g_teams;
+        g_teams = nullptr;
+    }
+};
+::testing::Environment *const teams_env = ::testing::AddGlobalTestEnvironment(new TeamsEnv);
+
 // Symmetric scratch (shmem_malloc is collective over WORLD, so every PE allocates).
 struct Sym {
     void *p;
@@ -106,7 +119,7 @@ TYPED_TEST(CollMove, Broadcast)
     typedef TypeParam T;
     const size_t N = 7;
     Sym s(N * sizeof(T)), d(N * sizeof(T));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
@@ -140,7 +153,7 @@ TYPED_TEST(CollMove, CollectAndFcollect)
     const size_t F = 5;
     size_t maxtotal = (size_t)n * (n + 1) / 2 + F * n;
     Sym s((F + n) * sizeof(T)), d(maxtotal * sizeof(T));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
@@ -179,7 +192,7 @@ TYPED_TEST(CollMove, AlltoallAndAlltoalls)
     const ptrdiff_t DST = 2, SST = 3;
     size_t words = (size_t)n * E * 3 + 4;
     Sym s(words * sizeof(T)), d(words * sizeof(T));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
@@ -281,7 +294,7 @@ TYPED_TEST(CollReduce, ArithMinMaxScan)
     typedef TypeParam T;
     const size_t N = 6;
     Sym s(N * sizeof(T)), d(N * sizeof(T));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
@@ -332,7 +345,7 @@ TEST(Coll, Bitwise)
 {
     const size_t N = 5;
     Sym s(N * sizeof(uint64_t)), d(N * sizeof(uint64_t));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
@@ -373,7 +386,7 @@ TEST(Coll, Bitwise)
 TEST(Coll, Complex)
 {
     Sym s(4 * sizeof(double _Complex)), d(4 * sizeof(double _Complex));
-    Teams teams;
+    Teams &teams = *g_teams;
     for (size_t ti = 0; ti < teams.all.size(); ti++) {
         shmem_team_t t = teams.all[ti];
         if (t == SHMEM_TEAM_INVALID)
