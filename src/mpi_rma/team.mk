@@ -26,3 +26,9 @@ test_test_coll_legacy_CPPFLAGS = $(TEST_INCLUDES)
 test_test_coll_legacy_LDADD = $(TEST_LIBS)
 test_test_coll_legacy_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+# Benchmarks (never run by make check).
+noinst_PROGRAMS += bench/coll_bench
+bench_coll_bench_SOURCES = bench/coll_bench.c
+bench_coll_bench_LDADD = $(SHMEMQ_LIBS)
+bench_coll_bench_LDFLAGS = $(NOINSTALL_FLAGS)
