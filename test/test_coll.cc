@@ -450,6 +450,7 @@ TEST(Coll, InvalidArguments)
     EXPECT_NE(shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, local_src, 1), 0);
     EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 0, 1, 1), 0); // zero stride
     EXPECT_NE(shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, dst, 2), 0);        // aliased
+    EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 1, PTRDIFF_MAX / 2, 3), 0); // overflow
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, local_dst, src, 4), 0);
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, dst, dst + 1, 4), 0); // partial overlap
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_INVALID, dst, src, 4), 0);

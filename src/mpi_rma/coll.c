@@ -74,6 +74,18 @@ static size_t mul(size_t a, size_t b)
     return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
 }
 
+/* Bytes from the first to past the last of count elements stride elements apart;
+ * SIZE_MAX on overflow. */
+static size_t span(size_t count, size_t stride, size_t esize)
+{
+    if (count == 0)
+        return 0;
+    size_t last = mul(count - 1, stride);
+    if (last == SIZE_MAX || last + 1 == SIZE_MAX)
+        return SIZE_MAX;
+    return mul(last + 1, esize);
+}
+
 static void sync_windows(void)
 {
     MPI_Win_sync(shmemi.heap_win);
@@ -286,8 +298,7 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
     }
     /* Bytes from the first to past the last element touched, n blocks. */
     size_t nblk = mul(nelems, (size_t)g->n);
-    size_t dspan = nelems ? mul(mul(nblk - 1, (size_t)dst) + 1, esize) : 0;
-    size_t sspan = nelems ? mul(mul(nblk - 1, (size_t)sst) + 1, esize) : 0;
+    size_t dspan = span(nblk, (size_t)dst, esize), sspan = span(nblk, (size_t)sst, esize);
     if (nblk == SIZE_MAX || dspan == SIZE_MAX || sspan == SIZE_MAX) {
         coll_report(g, routine, "size overflows");
         return -1;
