@@ -25,27 +25,6 @@ static int from_mpi_thread_level(int level)
     return SHMEM_THREAD_MULTIPLE;
 }
 
-/* Build a team's PE -> world PE table from its communicator. */
-static int team_fill_world_map(struct shmemq_team *team)
-{
-    MPI_Group world_group, team_group;
-    team->world_pe = malloc(sizeof(int) * (size_t)team->n_pes);
-    int *ranks = malloc(sizeof(int) * (size_t)team->n_pes);
-    if (!team->world_pe || !ranks) {
-        free(ranks);
-        return -1;
-    }
-    for (int i = 0; i < team->n_pes; i++)
-        ranks[i] = i;
-    MPI_Comm_group(shmemi.comm, &world_group);
-    MPI_Comm_group(team->comm, &team_group);
-    MPI_Group_translate_ranks(team_group, team->n_pes, ranks, world_group, team->world_pe);
-    MPI_Group_free(&team_group);
-    MPI_Group_free(&world_group);
-    free(ranks);
-    return 0;
-}
-
 static void atexit_finalize(void)
 {
     if (shmemi.initialized && !shmemi.finalized && !shmemi.mpi_was_initialized) {
@@ -118,7 +97,7 @@ int shmem_init_thread(int requested, int *provided)
     MPI_Comm_size(s->comm, &s->n_pes);
     s->config.num_contexts = 0;
     s->predefined = 1;
-    if (team_fill_world_map(s) != 0)
+    if (shmemi_team_fill_world_map(s) != 0)
         shmemi_fatal(routine, "out of memory");
 
     struct shmemq_ctx *c = &shmemi.default_ctx;

@@ -165,6 +165,10 @@ static inline int shmemi_team_world_pe(const struct shmemq_team *team, int pe)
     return team->world_pe ? team->world_pe[pe] : pe;
 }
 
+/* Build team->world_pe (team PE -> world PE) from team->comm (team.c). 0, or -1 if out
+ * of memory. */
+int shmemi_team_fill_world_map(struct shmemq_team *team);
+
 /* Everything an RMA/AMO call needs, checked: target rank, window, displacement.
  * Returns 0, or reports the bad argument (routine name) and returns -1. */
 typedef struct {

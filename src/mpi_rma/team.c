@@ -1,0 +1,277 @@
+/* team.c: OpenSHMEM teams as MPI communicators, and MPI interoperability.
+ *
+ * A team is a communicator plus a team PE -> world PE table (world PEs are the ranks
+ * the windows are built over). Splits are collective over the parent team and use
+ * MPI_Comm_split on the parent's communicator; PEs outside the new team pass
+ * MPI_UNDEFINED and get SHMEM_TEAM_INVALID. MPI_Comm_split blocks inside MPI, so a
+ * progressing barrier over the parent comes first: every member then enters the split
+ * at about the same time and no PE sits in MPI while a peer waits for it to apply
+ * queue traffic. docs/teams.md has the rules. */
+#include "shmemi.h"
+
+int shmemi_team_fill_world_map(struct shmemq_team *team)
+{
+    MPI_Group world_group, team_group;
+    team->world_pe = malloc(sizeof(int) * (size_t)team->n_pes);
+    int *ranks = malloc(sizeof(int) * (size_t)team->n_pes);
+    if (!team->world_pe || !ranks) {
+        free(ranks);
+        free(team->world_pe);
+        team->world_pe = NULL;
+        return -1;
+    }
+    for (int i = 0; i < team->n_pes; i++)
+        ranks[i] = i;
+    MPI_Comm_group(shmemi.comm, &world_group);
+    MPI_Comm_group(team->comm, &team_group);
+    MPI_Group_translate_ranks(team_group, team->n_pes, ranks, world_group, team->world_pe);
+    MPI_Group_free(&team_group);
+    MPI_Group_free(&world_group);
+    free(ranks);
+    return 0;
+}
+
+int shmem_team_my_pe(shmem_team_t team)
+{
+    if (!shmemi.initialized || team == SHMEM_TEAM_INVALID)
+        return -1;
+    return team->my_pe;
+}
+SHMEMI_PROFILE(shmem_team_my_pe)
+
+int shmem_team_n_pes(shmem_team_t team)
+{
+    if (!shmemi.initialized || team == SHMEM_TEAM_INVALID)
+        return -1;
+    return team->n_pes;
+}
+SHMEMI_PROFILE(shmem_team_n_pes)
+
+int shmem_team_get_config(shmem_team_t team, long config_mask, shmem_team_config_t *config)
+{
+    static const char *routine = "shmem_team_get_config";
+    if (!shmemi.initialized || team == SHMEM_TEAM_INVALID) {
+        shmemi_debug(routine, "invalid team");
+        return -1;
+    }
+    if (config_mask != 0 && config == NULL) {
+        shmemi_debug(routine, "config is NULL");
+        return -1;
+    }
+    if (config_mask & SHMEM_TEAM_NUM_CONTEXTS)
+        config->num_contexts = team->config.num_contexts;
+    return 0;
+}
+SHMEMI_PROFILE(shmem_team_get_config)
+
+int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest_team)
+{
+    if (!shmemi.initialized || src_team == SHMEM_TEAM_INVALID ||
+        dest_team == SHMEM_TEAM_INVALID)
+        return -1;
+    int world = shmemi_team_world_pe(src_team, src_pe);
+    if (world < 0)
+        return -1;
+    if (dest_team->world_pe == NULL) /* WORLD: identity */
+        return world < dest_team->n_pes ? world : -1;
+    /* Not on any hot path: a linear scan keeps teams free of world-sized tables. */
+    for (int i = 0; i < dest_team->n_pes; i++)
+        if (dest_team->world_pe[i] == world)
+            return i;
+    return -1;
+}
+SHMEMI_PROFILE(shmem_team_translate_pe)
+
+/* Make *out from parent->comm split by (color, key); color MPI_UNDEFINED leaves
+ * *out = SHMEM_TEAM_INVALID. Collective over the parent. */
+static int team_split(const char *routine, struct shmemq_team *parent, int color, int key,
+                      const shmem_team_config_t *config, long config_mask,
+                      shmem_team_t *out)
+{
+    MPI_Comm comm;
+    *out = SHMEM_TEAM_INVALID;
+    if (MPI_Comm_split(parent->comm, color, key, &comm) != MPI_SUCCESS) {
+        shmemi_debug(routine, "MPI_Comm_split failed");
+        return -1;
+    }
+    if (comm == MPI_COMM_NULL)
+        return 0;
+    struct shmemq_team *t = calloc(1, sizeof *t);
+    if (t == NULL) {
+        MPI_Comm_free(&comm);
+        shmemi_debug(routine, "out of memory");
+        return -1;
+    }
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    t->comm = comm;
+    MPI_Comm_rank(comm, &t->my_pe);
+    MPI_Comm_size(comm, &t->n_pes);
+    t->config_mask = config_mask;
+    t->config.num_contexts =
+        (config_mask & SHMEM_TEAM_NUM_CONTEXTS) && config ? config->num_contexts : 0;
+    if (shmemi_team_fill_world_map(t) != 0) {
+        MPI_Comm_free(&comm);
+        free(t);
+        shmemi_debug(routine, "out of memory");
+        return -1;
+    }
+    *out = t;
+    return 0;
+}
+
+static int check_config(const char *routine, const shmem_team_config_t *config, long mask)
+{
+    if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config == NULL) {
+        shmemi_debug(routine, "config_mask asks for num_contexts but config is NULL");
+        return -1;
+    }
+    if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config->num_contexts < 0) {
+        shmemi_debug(routine, "negative num_contexts %d", config->num_contexts);
+        return -1;
+    }
+    return 0;
+}
+
+int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
+                             const shmem_team_config_t *config, long config_mask,
+                             shmem_team_t *new_team)
+{
+    static const char *routine = "shmem_team_split_strided";
+    if (new_team == NULL) {
+        shmemi_debug(routine, "new_team is NULL");
+        return -1;
+    }
+    *new_team = SHMEM_TEAM_INVALID;
+    if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
+        shmemi_debug(routine, "invalid parent team");
+        return -1;
+    }
+    /* Valid triplet (spec): start + stride*i in [0, N) for every i in [0, size).
+     * Any stride qualifies, negative too; 0 only for a single PE (no repeated PEs). */
+    int n = parent_team->n_pes;
+    long long last = (long long)start + (long long)stride * (size - 1);
+    if (size < 1 || size > n || start < 0 || start >= n || last < 0 || last >= n ||
+        (stride == 0 && size > 1)) {
+        shmemi_debug(routine, "invalid triplet start %d stride %d size %d over %d PEs", start,
+                     stride, size, n);
+        return -1;
+    }
+    if (check_config(routine, config, config_mask))
+        return -1;
+    int me = parent_team->my_pe, color = MPI_UNDEFINED, key = 0;
+    long long d = (long long)me - start;
+    if (stride == 0) {
+        if (d == 0)
+            color = 0;
+    } else if (d % stride == 0 && d / stride >= 0 && d / stride < size) {
+        color = 0;
+        key = (int)(d / stride);
+    }
+    if (shmemi_barrier_comm(parent_team->comm) != MPI_SUCCESS)
+        return -1;
+    return team_split(routine, parent_team, color, key, config, config_mask, new_team);
+}
+SHMEMI_PROFILE(shmem_team_split_strided)
+
+int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
+                        const shmem_team_config_t *xaxis_config, long xaxis_mask,
+                        shmem_team_t *xaxis_team, const shmem_team_config_t *yaxis_config,
+                        long yaxis_mask, shmem_team_t *yaxis_team)
+{
+    static const char *routine = "shmem_team_split_2d";
+    if (xaxis_team == NULL || yaxis_team == NULL) {
+        shmemi_debug(routine, "team output is NULL");
+        return -1;
+    }
+    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
+        shmemi_debug(routine, "invalid parent team");
+        return -1;
+    }
+    if (xrange < 1) {
+        shmemi_debug(routine, "xrange %d must be positive", xrange);
+        return -1;
+    }
+    if (check_config(routine, xaxis_config, xaxis_mask) ||
+        check_config(routine, yaxis_config, yaxis_mask))
+        return -1;
+    int n = parent_team->n_pes, me = parent_team->my_pe;
+    if (xrange > n) /* spec: one x team of all the parent's PEs */
+        xrange = n;
+    if (shmemi_barrier_comm(parent_team->comm) != MPI_SUCCESS)
+        return -1;
+    /* x teams: rows of xrange consecutive PEs; y teams: the columns. */
+    if (team_split(routine, parent_team, me / xrange, me % xrange, xaxis_config, xaxis_mask,
+                   xaxis_team) != 0)
+        return -1;
+    if (team_split(routine, parent_team, me % xrange, me / xrange, yaxis_config, yaxis_mask,
+                   yaxis_team) != 0) {
+        shmem_team_destroy(*xaxis_team);
+        *xaxis_team = SHMEM_TEAM_INVALID;
+        return -1;
+    }
+    return 0;
+}
+SHMEMI_PROFILE(shmem_team_split_2d)
+
+int shmem_team_sync(shmem_team_t team)
+{
+    static const char *routine = "shmem_team_sync";
+    if (!shmemi.initialized || team == SHMEM_TEAM_INVALID) {
+        shmemi_debug(routine, "invalid team");
+        return -1;
+    }
+    if (shmemi_barrier_comm(team->comm) != MPI_SUCCESS)
+        return -1;
+    /* Make stores that peers made through the windows visible to this PE's loads. */
+    MPI_Win_sync(shmemi.heap_win);
+    MPI_Win_sync(shmemi.data_win);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_team_sync)
+
+void shmem_team_destroy(shmem_team_t team)
+{
+    static const char *routine = "shmem_team_destroy";
+    if (shmemi_check_init(routine))
+        return;
+    if (team == SHMEM_TEAM_INVALID)
+        return; /* non-members of a split hold INVALID and may pass it back */
+    if (team->predefined) {
+        shmemi_bad_arg(routine, "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
+        return;
+    }
+    if (team->n_ctx > 0) {
+        /* Contexts hold a pointer to the team: freeing it would leave them dangling. */
+        shmemi_bad_arg(routine, "the team still has %d contexts; destroy them first",
+                       team->n_ctx);
+        return;
+    }
+    MPI_Comm_free(&team->comm);
+    free(team->world_pe);
+    free(team);
+}
+SHMEMI_PROFILE(shmem_team_destroy)
+
+int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm *comm)
+{
+    static const char *routine = "shmemx_team_get_mpi_comm";
+    if (comm == NULL) {
+        shmemi_debug(routine, "comm is NULL");
+        return -1;
+    }
+    *comm = MPI_COMM_NULL;
+    if (!shmemi.initialized || team == SHMEM_TEAM_INVALID) {
+        shmemi_debug(routine, "invalid team");
+        return -1;
+    }
+    /* A duplicate: the user's traffic never matches ours and freeing it is theirs. */
+    if (MPI_Comm_dup(team->comm, comm) != MPI_SUCCESS) {
+        *comm = MPI_COMM_NULL;
+        return -1;
+    }
+    /* Ours return errors; the user gets MPI's default. */
+    MPI_Comm_set_errhandler(*comm, MPI_ERRORS_ARE_FATAL);
+    return 0;
+}
+SHMEMI_PROFILE(shmemx_team_get_mpi_comm)
