@@ -13,6 +13,7 @@
 
 #define CQ_DEFAULT_MAX_ELEMS ((uint64_t)1 << 20)
 #define CQ_SLAB 64
+#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed with flush_local_all */
 #define CQ_DEAD_KEEP 1024 /* destroyed handles stay detectable until this many more die */
 
 const unsigned char cq_one[16] = {1};
@@ -176,7 +177,9 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
         am_reclaim(q);
-        if (!q->free_chunks && q->rma_pending)
+        /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
+         * before paying it (memory stays bounded by max_elems anyway). */
+        if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
             rma_local_reclaim(q);
     }
     cq_chunk_t *c = q->free_chunks;

@@ -155,6 +155,14 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
             int slot = cq_op_slot[op];
             if (pe == q->me && q->path == CQ_PATH_AM) {
                 /* Self target: applied at once, as the target would apply it. */
+                if (esize == 8 && slot == CQ_S_ADD && !cq_atomic_apply) {
+                    uint64_t v = 1, *p = (uint64_t *)dest;
+                    if (op != SHMEM_OP_ATOMIC_INC)
+                        memcpy(&v, src, 8);
+                    *p += v;
+                    q->st.ops_pushed++;
+                    return 0;
+                }
                 cq_apply_one(slot, (int)esize, win, disp, op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one : src);
                 q->st.ops_pushed++;
                 return 0;
