@@ -140,8 +140,9 @@ int main(int argc, char **argv)
     if (me == 0)
         printf("histogram: %d PEs, %ld counters per PE, %ld updates per PE\n", npes, T, U);
 
+    int skip_mpi = getenv("BENCH_SKIP_MPI") != NULL; /* profiling one variant */
     /* mpi_single */
-    {
+    if (!skip_mpi) {
         long n1 = U < 20000 ? U : 20000;
         memset(wbuf, 0, sizeof(int64_t) * (size_t)T);
         MPI_Win_sync(win);
@@ -161,7 +162,7 @@ int main(int argc, char **argv)
         report("mpi_single", t, n1);
     }
     /* mpi_indexed: the raw-MPI batched baseline */
-    {
+    if (!skip_mpi) {
         const int B = 4096;
         int *cnt = calloc((size_t)npes, sizeof(int));
         int *disp = malloc(sizeof(int) * (size_t)B * (size_t)npes);

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <time.h>
 
 #define CQ_DEFAULT_MAX_ELEMS ((uint64_t)1 << 20)
 #define CQ_SLAB 64
@@ -781,6 +782,48 @@ static void cq_free_all(shmem_queue_t q)
     q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
 }
 
+/* Progress thread (SHMEMQ_PROGRESS_THREAD=1, THREAD_MULTIPLE, 0 < timeout < MAX): issues
+ * timed-out operations and keeps incoming batches applied with no calls at all. The
+ * queue then takes its mutex like a SHARED queue. */
+static void *cq_thread_main(void *arg)
+{
+    shmem_queue_t q = arg;
+    double period = q->timeout / 4;
+    if (period > 1e-3)
+        period = 1e-3;
+    if (period < 1e-5)
+        period = 1e-5;
+    struct timespec ts = {0, (long)(period * 1e9)};
+    while (!q->stop_thread) {
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&q->lock);
+        cq_timer(q);
+        am_reclaim(q);
+        pthread_mutex_unlock(&q->lock);
+        shmemi_progress();
+    }
+    return NULL;
+}
+
+static void cq_thread_stop(shmem_queue_t q)
+{
+    if (!q->has_thread)
+        return;
+    q->stop_thread = 1;
+    pthread_join(q->thread, NULL);
+    q->has_thread = 0;
+}
+
+void cq_stop_threads(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < n_slabs; i++)
+        for (int k = 0; k < CQ_SLAB; k++)
+            if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+                cq_thread_stop(&slabs[i][k]);
+    pthread_mutex_unlock(&reg_lock);
+}
+
 int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
 {
     static const char *routine = "shmem_queue_comm_create";
@@ -830,7 +873,9 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
     q->path = env_path();
-    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    /* by measurement (docs/queues.md): MPICH applies RMA accumulates slower than the
+     * chunk can be combined; our own AM apply is cheaper than the hashing */
+    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", q->path == CQ_PATH_RMA);
     size_t maxrec = cq_chunk_bytes / 12 + 1;
     uint32_t hsize = 1;
     while (hsize < 2 * maxrec)
@@ -854,9 +899,15 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     }
     for (size_t i = 0; i < ns; i++)
         q->slots[i].key = CQ_NOKEY;
+    int want_thread = q->timed && q->timeout > 0 && shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
+                      shmemi_env_bool("SHMEMQ_PROGRESS_THREAD", 0);
+    if (want_thread)
+        q->shared = 1; /* the thread and the owner share the queue */
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
+    if (want_thread && pthread_create(&q->thread, NULL, cq_thread_main, q) == 0)
+        q->has_thread = 1;
     *queue = q;
     return 0;
 }
@@ -868,6 +919,7 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
+    cq_thread_stop(q);
     cq_lock(q);
     rc = flush_all(q);
     if (shmemi_env_bool("SHMEMQ_STATS", 0))

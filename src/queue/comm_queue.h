@@ -100,6 +100,9 @@ struct shmem_queue_s {
     int *fpe;
     shmemx_queue_stats_t st;
     pthread_mutex_t lock;
+    int has_thread;        /* SHMEMQ_PROGRESS_THREAD: a thread honours timeout_flush */
+    volatile int stop_thread;
+    pthread_t thread;
     struct shmem_queue_s *next_dead;
 };
 
@@ -116,6 +119,8 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
 void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
+
+void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
