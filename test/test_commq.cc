@@ -479,6 +479,37 @@ TEST_P(CommQueueModes, ConcurrentAddsSameCounters)
     shmem_free(ctr);
 }
 
+static int64_t g_static_ctr[4];
+static char g_static_buf[24];
+
+// Targets in the data/bss segment (the second window) on every path.
+TEST_P(CommQueueModes, StaticTargets)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n, from = (me + n - 1) % n;
+    std::memset(g_static_ctr, 0, sizeof g_static_ctr);
+    std::memset(g_static_buf, 0, sizeof g_static_buf);
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int r = 0; r < 100; r++)
+        for (int k = 0; k < n; k++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &g_static_ctr[r % 4], nullptr, 1, k, SHMEM_OP_ATOMIC_INC), 0);
+    char msg[24];
+    std::snprintf(msg, sizeof msg, "hello from %d", me);
+    ASSERT_EQ(shmem_char_queue_comm_push(q, g_static_buf, msg, sizeof msg, pe, SHMEM_OP_PUT), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(g_static_ctr[i], 25 * n);
+    char want[24];
+    std::snprintf(want, sizeof want, "hello from %d", from);
+    EXPECT_STREQ(g_static_buf, want);
+    shmem_barrier_all();
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, CommQueueModes, ::testing::Values(0, 1, 2, 3));
 
 // timeout 0: no aggregation, so ops leave at once; after the peer's progress (a
