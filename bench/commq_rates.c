@@ -2,7 +2,7 @@
  * all PEs) with comm queues on each path, against raw-MPI baselines, in one run on the
  * same indices. Every variant's table is checked exactly.
  *
- *   mpiexec -n 2 bench/commq_rates [table_per_pe=1000] [updates_per_pe=4000000]
+ *   mpiexec -n 2 bench/commq_rates [table_per_pe=1000] [updates_per_pe=4000000] [max_elems=0]
  *
  * Variants: mpi_single (one MPI_Accumulate per update: what a per-element
  * shmem_atomic_add costs; run on at most 20k updates), mpi_indexed (raw MPI: 4096
@@ -18,6 +18,7 @@
 
 static int me, npes;
 static long T, U;
+static uint64_t MAXE; /* queue max_elems (argv[3], 0: default) */
 static uint64_t *idx; /* packed (pe << 32 | col) */
 static int64_t *expect;
 
@@ -118,6 +119,7 @@ int main(int argc, char **argv)
     npes = shmem_n_pes();
     T = argc > 1 ? atol(argv[1]) : 1000;
     U = argc > 2 ? atol(argv[2]) : 4000000;
+    MAXE = argc > 3 ? strtoull(argv[3], NULL, 10) : 0;
     idx = malloc(sizeof(uint64_t) * (size_t)U);
     int64_t *contrib = calloc((size_t)T * (size_t)npes, sizeof(int64_t));
     expect = malloc(sizeof(int64_t) * (size_t)T);
@@ -211,12 +213,12 @@ int main(int argc, char **argv)
     }
     const char *only = getenv("BENCH_ONLY"); /* e.g. "am" to run one queue path */
     if (!only || strcmp(only, "rma") == 0) {
-        run_queue(table, "rma", "0", 0);
-        run_queue(table, "rma", "1", 0);
+        run_queue(table, "rma", "0", MAXE);
+        run_queue(table, "rma", "1", MAXE);
     }
     if (!only || strcmp(only, "am") == 0) {
-        run_queue(table, "am", "0", 0);
-        run_queue(table, "am", "1", 0);
+        run_queue(table, "am", "0", MAXE);
+        run_queue(table, "am", "1", MAXE);
     }
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);
