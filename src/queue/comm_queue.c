@@ -307,10 +307,12 @@ static int wait_all(int n, MPI_Request *reqs)
 }
 
 /* AM remote completion: a flush request to every PE that got batches; the reply comes
- * after the target applied all of them (messages on one tag do not overtake). */
-static int am_complete(shmem_queue_t q)
+ * after the target applied all of them (messages on one tag do not overtake). One
+ * such "epoch" may be in flight without waiting: progress starts one when the queue is
+ * half full, so a full queue usually finds room already made. */
+static int am_epoch_start(shmem_queue_t q)
 {
-    int k = 0, rc = 0;
+    int k = 0;
     for (int pe = 0; pe < q->n_pes; pe++) {
         if (!q->am_dirty[pe])
             continue;
@@ -326,16 +328,50 @@ static int am_complete(shmem_queue_t q)
             return SHMEM_QUEUE_ERR_MPI;
         k++;
     }
-    if (k)
-        rc = wait_all(2 * k, q->freq);
+    q->ep_k = k;
+    q->ep_ops = q->n_am_issued;
+    q->n_am_issued = 0;
+    q->ep_pending = 1;
+    return 0;
+}
+
+/* Completes the epoch in flight (wait: block while progressing; else only test). */
+static int am_epoch_end(shmem_queue_t q, int wait)
+{
+    if (!q->ep_pending)
+        return 0;
+    int rc = 0, n = 2 * q->ep_k;
+    if (wait) {
+        rc = wait_all(n, q->freq);
+    } else {
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return SHMEM_QUEUE_ERR_MPI;
+            if (!flag)
+                return 0;
+        }
+    }
+    q->ep_pending = 0;
+    q->outstanding -= q->ep_ops;
+    q->ep_ops = 0;
+    return rc;
+}
+
+static int am_complete(shmem_queue_t q)
+{
+    int rc = am_epoch_end(q, 1);
+    int r = am_epoch_start(q);
+    if (r == 0)
+        r = am_epoch_end(q, 1);
+    if (r && !rc)
+        rc = r;
     /* every batch was applied, so every send has completed or is about to */
     while (q->am_head) {
         am_reclaim(q);
         if (q->am_head)
             shmemi_progress();
     }
-    q->outstanding -= q->n_am_issued;
-    q->n_am_issued = 0;
     return rc;
 }
 
@@ -875,6 +911,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->path = env_path();
     /* by measurement (docs/queues.md): MPICH applies RMA accumulates slower than the
      * chunk can be combined; our own AM apply is cheaper than the hashing */
+    q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     q->combine = shmemi_env_bool("SHMEMQ_COMBINE", q->path == CQ_PATH_RMA);
     size_t maxrec = cq_chunk_bytes / 12 + 1;
     uint32_t hsize = 1;
@@ -1032,9 +1069,20 @@ int shmem_queue_progress(shmem_queue_t q)
     cq_lock(q);
     am_reclaim(q);
     shmemi_progress();
+    rc = am_epoch_end(q, 0);
     cq_timer(q);
-    if (q->outstanding >= q->max_elems)
-        rc = flush_all(q); /* a full queue must make room */
+    if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
+        q->outstanding >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
+        rc = issue_all(q);
+        if (rc == 0)
+            rc = am_epoch_start(q);
+    }
+    if (rc == 0 && q->outstanding >= q->max_elems) {
+        /* a full queue must make room: the epoch in flight, else everything */
+        rc = am_epoch_end(q, 1);
+        if (rc == 0 && q->outstanding >= q->max_elems)
+            rc = flush_all(q);
+    }
     if (rc == 0)
         rc = clamp_count(q->outstanding);
     cq_unlock(q);

@@ -97,7 +97,10 @@ struct shmem_queue_s {
     uint32_t hmask;
     MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
     cq_msghdr_t *fhdr;  /* flush request headers, per PE */
-    int *fpe;
+    int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
+    int ep_pending;   /* an AM flush epoch is in flight */
+    int ep_k;         /* its PEs (requests 2 per PE in freq) */
+    uint64_t ep_ops;  /* operations it completes */
     shmemx_queue_stats_t st;
     pthread_mutex_t lock;
     int has_thread;        /* SHMEMQ_PROGRESS_THREAD: a thread honours timeout_flush */
