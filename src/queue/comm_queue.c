@@ -145,6 +145,10 @@ static int cq_check(shmem_queue_t q, const char *routine)
         shmemi_debug(routine, "NULL queue handle");
         return SHMEM_QUEUE_ERR_ARG;
     }
+    /* A live handle is recognised without the registry lock (headers are never freed,
+     * so reading the magic is safe for any handle this library returned). */
+    if (SHMEMI_LIKELY(__atomic_load_n(&q->magic, __ATOMIC_ACQUIRE) == CQ_MAGIC_LIVE))
+        return 0;
     pthread_mutex_lock(&reg_lock);
     int mine = cq_is_mine(q);
     int rc = 0;
@@ -753,10 +757,14 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (rc == 0)
         q->st.ops_pushed += nops;
     if (q->timed) {
-        if (q->timeout == 0.0)
-            issue_all(q);
-        else
+        if (q->timeout == 0.0) {
+            /* no aggregation: this push's chunk leaves now */
+            int r = slot_issue(q, &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
+            if (r && !rc)
+                rc = r;
+        } else {
             cq_timer(q);
+        }
     }
     return rc;
 }
