@@ -96,7 +96,13 @@ static void apply_add64(unsigned char *base, const uint64_t *disp, const uint64_
         for (uint32_t i = 0; i < n; i++)
             __atomic_fetch_add((uint64_t *)(base + disp[i]), v[i], __ATOMIC_RELAXED);
     } else {
-        for (uint32_t i = 0; i < n; i++)
+        /* independent adds: prefetch ahead so the misses of a large table overlap */
+        uint32_t i = 0;
+        for (; i + 16 < n; i++) {
+            __builtin_prefetch(base + disp[i + 16], 1);
+            *(uint64_t *)(base + disp[i]) += v[i];
+        }
+        for (; i < n; i++)
             *(uint64_t *)(base + disp[i]) += v[i];
     }
 }

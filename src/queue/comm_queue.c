@@ -499,6 +499,14 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
 static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
 {
     cq_msghdr_t *h = chunk_hdr(c);
+    if (c->pe == q->me) {
+        /* our own PE: applied here and now, exactly as a target applies a batch */
+        cq_apply(h, chunk_data(c));
+        chunk_put(q, c);
+        q->outstanding -= n;
+        q->st.bursts++;
+        return 0;
+    }
     size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
     if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
                   shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
@@ -547,14 +555,16 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     }
     s->n = 0;
     h->count = sent;
-    int rc;
+    int rc, pe_self = c->pe == q->me;
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET)
         rc = am_burst(q, c, sent);
     else
         rc = rma_burst(q, c, sent);
     /* account for the pushed count: combined ops complete with their partner */
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET) {
-        if (rc == 0)
+        if (rc == 0 && pe_self)
+            q->outstanding -= n - sent; /* merged into ops already applied */
+        else if (rc == 0)
             q->n_am_issued += n - sent;
         else
             q->outstanding -= n; /* not sent: the error goes to the caller */
@@ -741,10 +751,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
         for (size_t i = 0; i < nelems && rc == 0; i++) {
             const void *operand = op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one
                                                             : (const char *)src + i * es;
-            if (pe == q->me && q->path == CQ_PATH_AM)
-                cq_apply_one(slot, (int)es, win, disp + i * es, operand);
-            else
-                rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
+            rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
         }
     } else if (pe == q->me) {
         /* local: the windows are in MPI's unified model, a copy is the operation */
@@ -917,10 +924,10 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
     q->path = env_path();
-    /* by measurement (docs/queues.md): MPICH applies RMA accumulates slower than the
-     * chunk can be combined; our own AM apply is cheaper than the hashing */
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
-    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", q->path == CQ_PATH_RMA);
+    /* off by default, by measurement (docs/queues.md): the hashing costs more than
+     * the target saves unless a burst hits few addresses many times */
+    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
     size_t maxrec = cq_chunk_bytes / 12 + 1;
     uint32_t hsize = 1;
     while (hsize < 2 * maxrec)
