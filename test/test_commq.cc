@@ -15,6 +15,8 @@
 #include "test_util.h"
 
 
+extern "C" int commq_generic_push(shmem_queue_t q, long *l, uint64_t *u, double *d, int pe);
+
 namespace {
 
 shmem_queue_config_t cfg(shmem_op_type_t op = SHMEM_OP_ANY, uint64_t max = 0,
@@ -646,4 +648,29 @@ TEST(CommQueue, ProgressThreadHonoursTimeout)
     EXPECT_EQ(*t, 1);
     shmem_barrier_all();
     shmem_free(t);
+}
+
+// The C11 generic push selects the typed routine from dest's type.
+TEST(CommQueue, GenericPushFromC)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n;
+    struct G {
+        long l;
+        uint64_t u;
+        double d;
+    };
+    G *g = static_cast<G *>(shmem_calloc(1, sizeof(G)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    EXPECT_EQ(commq_generic_push(q, &g->l, &g->u, &g->d, pe), 0);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    EXPECT_EQ(g->l, 5);
+    EXPECT_EQ(g->u, 7u);
+    EXPECT_EQ(g->d, 2.5);
+    shmem_barrier_all();
+    shmem_free(g);
 }

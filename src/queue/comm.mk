@@ -7,7 +7,7 @@ libshmemq_la_SOURCES += \
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_commq
-test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc
+test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc test/test_commq_generic.c
 test_test_commq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_LDADD = $(TEST_LIBS)
 test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)
