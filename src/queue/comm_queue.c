@@ -543,7 +543,7 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
         chunk_put(q, c);
         return 0;
     }
-    q->n_buffered -= n;
+    q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
     uint32_t sent = n;
     if (atomic) {
         if (q->combine && h->slot == CQ_S_ADD && n > 1)
@@ -633,7 +633,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
     q->outstanding++;
-    q->n_buffered++;
+    q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
 
@@ -690,7 +690,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     c->used += (uint32_t)rec;
     chunk_hdr(c)->count++;
     q->outstanding++;
-    q->n_buffered++;
+    q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
 
@@ -923,6 +923,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->opmask = OPB(c->op_type); /* exactly the configured op */
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
+    q->fastmask = q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS;
     q->path = env_path();
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     /* off by default, by measurement (docs/queues.md): the hashing costs more than
@@ -955,6 +956,8 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
                       shmemi_env_bool("SHMEMQ_PROGRESS_THREAD", 0);
     if (want_thread)
         q->shared = 1; /* the thread and the owner share the queue */
+    if (q->shared)
+        q->fastmask = 0;
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);

@@ -72,6 +72,8 @@ struct shmem_queue_s {
     int combine;
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
+    uint32_t fastmask; /* ops the push fast path may take: atomics of opmask; 0 for
+                          SHARED or timed queues */
     int n_pes, me;
     double timeout;
     double t_oldest; /* push time of the oldest buffered op (timed queues) */
@@ -153,10 +155,9 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
                           size_t nelems, int pe, int op, int tidx, size_t esize)
 {
     if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && nelems == 1 &&
-                      (unsigned)op < 8 && (q->opmask & cq_type_ops_rw[tidx] & (1u << op)) &&
-                      !q->shared && !q->timed && (unsigned)pe < (unsigned)q->n_pes &&
-                      q->outstanding < q->max_elems && op != SHMEM_OP_PUT &&
-                      op != SHMEM_OP_GET && (src != NULL || op == SHMEM_OP_ATOMIC_INC))) {
+                      (unsigned)op < 8 && (q->fastmask & cq_type_ops_rw[tidx] & (1u << op)) &&
+                      (unsigned)pe < (unsigned)q->n_pes && q->outstanding < q->max_elems &&
+                      (src != NULL || op == SHMEM_OP_ATOMIC_INC))) {
         int win;
         uint64_t disp;
         if (SHMEMI_LIKELY(cq_xlate(dest, esize, pe, &win, &disp) == 0)) {
@@ -173,7 +174,6 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
                     memcpy(s->opnd + (size_t)n * esize, src, esize);
                 }
                 q->outstanding++;
-                q->n_buffered++;
                 q->st.ops_pushed++;
                 return 0;
             }
