@@ -674,3 +674,36 @@ TEST(CommQueue, GenericPushFromC)
     shmem_barrier_all();
     shmem_free(g);
 }
+
+// PEs that never create a queue still apply what others push (the engine is up from
+// shmem_init; they progress inside the barrier while PE 0 flushes).
+TEST(CommQueue, TargetsWithoutQueues)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const int N = 64, R = 5000;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    shmem_barrier_all();
+    for (int mode = 0; mode < 2; mode++) {
+        if (me == 0) {
+            setenv("SHMEMQ_COMM_PATH", mode ? "am" : "rma", 1);
+            shmem_queue_t q;
+            shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_INC);
+            ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+            unsetenv("SHMEMQ_COMM_PATH");
+            for (int r = 0; r < R; r++)
+                ASSERT_EQ(shmem_int64_queue_comm_push(q, &ctr[r % N], nullptr, 1, r % n, SHMEM_OP_ATOMIC_INC), 0);
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+            ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        }
+        shmem_barrier_all();
+    }
+    int64_t sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += ctr[i];
+    int64_t mine = 0;
+    for (int r = 0; r < R; r++)
+        mine += (r % n == me) ? 2 : 0;
+    EXPECT_EQ(sum, mine);
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
