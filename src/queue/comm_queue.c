@@ -192,7 +192,7 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
         q->free_chunks = c->next;
         return c;
     }
-    c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + cq_chunk_bytes);
+    c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
     if (!c)
         return NULL;
     c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
@@ -238,7 +238,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
         s->disp = NULL;
         s->opnd = NULL;
     } else {
-        s->cap = (uint32_t)(cq_chunk_bytes / (8 + h->esize));
+        s->cap = (uint32_t)(q->cbytes / (8 + h->esize));
         s->disp = (uint64_t *)chunk_data(c);
         s->opnd = chunk_data(c) + (size_t)s->cap * 8;
     }
@@ -643,7 +643,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
                      const void *payload, size_t len)
 {
     size_t rec = slot == CQ_S_PUT ? 16 + ((len + 7) & ~(size_t)7) : 24;
-    if (rec > cq_chunk_bytes || len > (size_t)INT_MAX) {
+    if (rec > q->cbytes || len > (size_t)INT_MAX) {
         MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
         int rc = MPI_SUCCESS;
         for (size_t done = 0; done < len;) {
@@ -667,8 +667,8 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     }
     cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
     uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
-    if (s->key != key || s->ch->used + rec > cq_chunk_bytes ||
-        chunk_hdr(s->ch)->count >= cq_chunk_bytes / 24) {
+    if (s->key != key || s->ch->used + rec > q->cbytes ||
+        chunk_hdr(s->ch)->count >= q->cbytes / 24) {
         int rc = slot_issue(q, s);
         if (rc)
             return rc;
@@ -929,7 +929,11 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     /* off by default, by measurement (docs/queues.md): the hashing costs more than
      * the target saves unless a burst hits few addresses many times */
     q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
-    size_t maxrec = cq_chunk_bytes / 12 + 1;
+    /* AM chunks are messages and must fit the receive buffers; RMA bursts are MPI
+     * calls whose fixed cost (datatype, AM header in MPICH) favours more operations
+     * each: 2x the chunk (4096 int64 adds, as the raw-MPI baseline). */
+    q->cbytes = q->path == CQ_PATH_RMA ? 2 * cq_chunk_bytes : cq_chunk_bytes;
+    size_t maxrec = q->cbytes / 12 + 1;
     uint32_t hsize = 1;
     while (hsize < 2 * maxrec)
         hsize <<= 1;

@@ -83,6 +83,7 @@ struct shmem_queue_s {
     uint64_t n_rma_issued;
     uint64_t n_am_issued;
     uint32_t pctr;
+    size_t cbytes; /* data bytes per chunk of this queue */
     int rma_dirty[2];
     cq_slot_t *slots;         /* [pe * CQ_NSLOTS + slot] */
     unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
