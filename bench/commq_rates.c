@@ -7,7 +7,7 @@
  * Variants: mpi_single (one MPI_Accumulate per update: what a per-element
  * shmem_atomic_add costs; run on at most 20k updates), mpi_indexed (raw MPI: 4096
  * updates per target per MPI_Accumulate with an indexed-block datatype), and queue
- * variants (SHMEMQ_COMM_PATH=rma|am, SHMEMQ_COMBINE=0|1).
+ * variants (SHMEMQ_COMM_PATH=rma|am; SHMEMQ_COMBINE unset = the library default, 0, 1).
  * Output: one line per variant and a CSV line "csv,variant,npes,table,updates,seconds,Mups_total". */
 #include <shmem.h>
 #include <shmemx.h>
@@ -70,9 +70,13 @@ static void report(const char *name, double t, long updates)
 static void run_queue(int64_t *table, const char *path, const char *combine, uint64_t max_elems)
 {
     char name[64];
-    snprintf(name, sizeof name, "queue_%s%s", path, combine[0] == '1' ? "_combine" : "");
+    snprintf(name, sizeof name, "queue_%s%s", path,
+             combine[0] == '1' ? "_combine" : combine[0] == '0' ? "_nocombine" : "");
     setenv("SHMEMQ_COMM_PATH", path, 1);
-    setenv("SHMEMQ_COMBINE", combine, 1);
+    if (combine[0])
+        setenv("SHMEMQ_COMBINE", combine, 1);
+    else
+        unsetenv("SHMEMQ_COMBINE"); /* the library's default */
     memset(table, 0, sizeof(int64_t) * (size_t)T);
     shmem_barrier_all();
     shmem_queue_config_t c = {.qtype = SHMEM_QUEUE_COMM,
@@ -213,11 +217,12 @@ int main(int argc, char **argv)
     }
     const char *only = getenv("BENCH_ONLY"); /* e.g. "am" to run one queue path */
     if (!only || strcmp(only, "rma") == 0) {
+        run_queue(table, "rma", "", MAXE);
         run_queue(table, "rma", "0", MAXE);
         run_queue(table, "rma", "1", MAXE);
     }
     if (!only || strcmp(only, "am") == 0) {
-        run_queue(table, "am", "0", MAXE);
+        run_queue(table, "am", "", MAXE);
         run_queue(table, "am", "1", MAXE);
     }
     MPI_Win_unlock_all(win);

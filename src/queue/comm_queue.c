@@ -546,8 +546,21 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
     uint32_t sent = n;
     if (atomic) {
-        if (q->combine && h->slot == CQ_S_ADD && n > 1)
-            combine_adds(q, s, h->esize);
+        if (q->combine && h->slot == CQ_S_ADD && n > 1) {
+            int try_it = 1;
+            if (q->combine == 2) { /* adaptive: skip a while after a burst that barely merged */
+                if (q->comb_skip) {
+                    q->comb_skip--;
+                    try_it = 0;
+                }
+            }
+            if (try_it) {
+                uint32_t before = s->n;
+                combine_adds(q, s, h->esize);
+                if (q->combine == 2 && (before - s->n) * 4 < before)
+                    q->comb_skip = 16;
+            }
+        }
         sent = s->n;
         unsigned char *dst = chunk_data(c) + (size_t)sent * 8;
         if (dst != s->opnd)
@@ -926,9 +939,14 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fastmask = q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS;
     q->path = env_path();
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
-    /* off by default, by measurement (docs/queues.md): the hashing costs more than
-     * the target saves unless a burst hits few addresses many times */
-    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    /* 1: always, 0: never; unset: adaptive on the RMA path (MPI applies accumulates
+     * per element at some cost, so merging pays when a burst repeats addresses), off on
+     * the AM path (our apply is cheaper than the hashing). By measurement. */
+    const char *ce = getenv("SHMEMQ_COMBINE");
+    if (ce && *ce)
+        q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    else
+        q->combine = q->path == CQ_PATH_RMA ? 2 : 0;
     /* AM chunks are messages and must fit the receive buffers; RMA bursts are MPI
      * calls whose fixed cost (datatype, AM header in MPICH) favours more operations
      * each: 2x the chunk (4096 int64 adds, as the raw-MPI baseline). */

@@ -69,7 +69,8 @@ struct shmem_queue_s {
     uint64_t id;
     int shared;
     int path;      /* CQ_PATH_* for atomics and small puts */
-    int combine;
+    int combine;   /* 0 off, 1 on, 2 adaptive */
+    uint32_t comb_skip; /* adaptive: bursts left to send uncombined */
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
     uint32_t fastmask; /* ops the push fast path may take: atomics of opmask; 0 for
