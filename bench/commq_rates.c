@@ -235,7 +235,8 @@ int main(int argc, char **argv)
         run_queue(table, "am", "", MAXE);
         warmup = 0;
         run_queue(table, "am", "", MAXE);
-        run_queue(table, "am", "1", MAXE);
+        if (!getenv("BENCH_NO_COMBINE"))
+            run_queue(table, "am", "1", MAXE);
     }
     MPI_Win_unlock_all(win);
     MPI_Win_free(&win);

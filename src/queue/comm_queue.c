@@ -479,9 +479,21 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         if (n == 1) {
             rc |= MPI_Accumulate(opnd, 1, bt, pe, (MPI_Aint)disp[0], 1, bt, op, w);
         } else {
-            for (uint32_t i = 0; i < n; i++)
-                q->tdisp[i] = (MPI_Aint)disp[i];
-            rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
+            /* int displacements in elements when they fit (as a hand-written
+             * MPI_Type_create_indexed_block would be): half the type description
+             * MPICH ships with every accumulate; bytes (hindexed) otherwise */
+            uint64_t es = h->esize, bad = 0, lim = (uint64_t)INT_MAX * es;
+            for (uint32_t i = 0; i < n; i++) {
+                bad |= (disp[i] % es) | (uint64_t)(disp[i] >= lim);
+                q->lens[i] = (int)(disp[i] / es);
+            }
+            if (!bad) {
+                rc |= MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt);
+            } else {
+                for (uint32_t i = 0; i < n; i++)
+                    q->tdisp[i] = (MPI_Aint)disp[i];
+                rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
+            }
             rc |= MPI_Type_commit(&tt);
             rc |= MPI_Accumulate(opnd, (int)n, bt, pe, 0, 1, tt, op, w);
             MPI_Type_free(&tt);
@@ -939,14 +951,20 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fastmask = q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS;
     q->path = env_path();
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
-    /* 1: always, 0: never; unset: adaptive on the RMA path (MPI applies accumulates
-     * per element at some cost, so merging pays when a burst repeats addresses), off on
-     * the AM path (our apply is cheaper than the hashing). By measurement. */
+    /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies
+     * accumulates per element at some cost, so merging pays when a burst repeats
+     * addresses), off on MPICH and on the AM path (our apply is cheaper than the
+     * hashing). By measurement (docs/queues.md). */
     const char *ce = getenv("SHMEMQ_COMBINE");
     if (ce && *ce)
         q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+#if defined(MPICH_VERSION)
+    else
+        q->combine = 0; /* MPICH ch4 applies a burst's accumulates about as fast */
+#else
     else
         q->combine = q->path == CQ_PATH_RMA ? 2 : 0;
+#endif
     /* AM chunks are messages and must fit the receive buffers; RMA bursts are MPI
      * calls whose fixed cost (datatype, AM header in MPICH) favours more operations
      * each: 2x the chunk (4096 int64 adds, as the raw-MPI baseline). */
