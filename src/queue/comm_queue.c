@@ -998,6 +998,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->shared = 1; /* the thread and the owner share the queue */
     if (q->shared)
         q->fastmask = 0;
+    q->pfast = !q->shared && !q->timed;
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
@@ -1118,7 +1119,7 @@ static inline int clamp_count(uint64_t n)
 int shmem_queue_progress(shmem_queue_t q)
 {
     /* Programs call this after every push: most calls only count. */
-    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && !q->shared && !q->timed &&
+    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && q->pfast &&
                       q->outstanding < q->max_elems && (++q->pctr & 255) != 0))
         return clamp_count(q->outstanding);
     int rc = cq_check(q, "shmem_queue_progress");

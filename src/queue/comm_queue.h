@@ -73,6 +73,7 @@ struct shmem_queue_s {
     uint32_t comb_skip; /* adaptive: bursts left to send uncombined */
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
+    int pfast;         /* progress may only count (not SHARED, not timed) */
     uint32_t fastmask; /* ops the push fast path may take: atomics of opmask; 0 for
                           SHARED or timed queues */
     int n_pes, me;
