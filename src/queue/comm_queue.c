@@ -7,6 +7,7 @@
  * or as one message applied by the target (AM path, am.c) for atomics and puts.
  * Completion: MPI_Win_flush_all (RMA) and a flush request/reply per target (AM). */
 #include "comm_queue.h"
+#include "data_queue.h"
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
@@ -1037,10 +1038,8 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
 }
 SHMEMI_PROFILE(shmem_queue_comm_destroy)
 
-/* Data queues answer these routines themselves when their area provides the hooks. */
-extern int shmemi_data_query_attr(shmem_queue_t, shmem_queue_attr_t *) __attribute__((weak));
-extern int shmemi_data_query_size(shmem_queue_t, size_t *) __attribute__((weak));
-extern int shmemi_data_queue_stats(shmem_queue_t, shmemx_queue_stats_t *) __attribute__((weak));
+/* Routines shared by both kinds of queue: a handle that is not a live comm queue and
+ * starts with the data-queue magic is answered by the data-queue area. */
 
 static int is_foreign(shmem_queue_t q)
 {
@@ -1055,8 +1054,8 @@ static int is_foreign(shmem_queue_t q)
 int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
-    if (is_foreign(q) && shmemi_data_query_attr)
-        return shmemi_data_query_attr(q, attr);
+    if (is_foreign(q) && shmemi_is_dataq(q))
+        return shmemi_dataq_query_attr(q, attr);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -1076,8 +1075,8 @@ SHMEMI_PROFILE(shmem_query_attr)
 int shmem_query_size(shmem_queue_t q, size_t *size)
 {
     static const char *routine = "shmem_query_size";
-    if (is_foreign(q) && shmemi_data_query_size)
-        return shmemi_data_query_size(q, size);
+    if (is_foreign(q) && shmemi_is_dataq(q))
+        return shmemi_dataq_query_size(q, size);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -1095,8 +1094,8 @@ SHMEMI_PROFILE(shmem_query_size)
 int shmemx_queue_stats(shmem_queue_t q, shmemx_queue_stats_t *stats)
 {
     static const char *routine = "shmemx_queue_stats";
-    if (is_foreign(q) && shmemi_data_queue_stats)
-        return shmemi_data_queue_stats(q, stats);
+    if (is_foreign(q) && shmemi_is_dataq(q))
+        return shmemi_dataq_stats(q, stats);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
