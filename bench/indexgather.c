@@ -365,7 +365,7 @@ int main(int argc, char **argv)
         const bench_result_t *a = bench_find("dataq"), *b = bench_find("dataq_commq");
         const bench_result_t *q = (a && b) ? (a->rate >= b->rate ? a : b) : (a ? a : b);
         if (q) {
-            char what[64];
+            char what[96];
             snprintf(what, sizeof what, "best queue (%s) / shmem_g", q->name);
             bench_ratio(what, q, bench_find("shmem_g"), 50.0);
         }
