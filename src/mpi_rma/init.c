@@ -124,6 +124,7 @@ int shmem_init_thread(int requested, int *provided)
 
     SHMEMI_MPI_CHECK(routine, MPI_Comm_dup(shmemi.comm, &shmemi.queue_comm));
     MPI_Comm_set_errhandler(shmemi.queue_comm, MPI_ERRORS_RETURN);
+    shmemi_queue_init();
     shmemi.initialized = 1;
     if (shmemi_ctx_init() != 0)
         shmemi_fatal(routine, "creating context windows failed");
@@ -168,6 +169,7 @@ void shmem_finalize(void)
         return;
     shmem_barrier_all();
     shmemi_ctx_fini();
+    shmemi_queue_fini();
     MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();

@@ -118,6 +118,10 @@ int shmemi_wait_request(MPI_Request *req);
 /* Barrier over comm that keeps progressing (never blocks inside MPI). */
 int shmemi_barrier_comm(MPI_Comm comm);
 
+/* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
+void shmemi_queue_init(void);
+void shmemi_queue_fini(void);
+
 /* ---- symmetric memory (heap.c, symseg.c) ---- */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);

@@ -1,1 +1,15 @@
 # comm: sources, tests, examples and benchmarks of this area.
+libshmemq_la_SOURCES += \
+	src/queue/comm_queue.h \
+	src/queue/comm_queue.c \
+	src/queue/am.c \
+	src/queue/queue_error.c
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_commq
+test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc
+test_test_commq_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_LDADD = $(TEST_LIBS)
+test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+

@@ -1,0 +1,200 @@
+/* am.c: the receive side of the communication queues' active-message path.
+ *
+ * Every PE keeps CQ_NRECV receives posted on shmemi.queue_comm (tag CQ_TAG_MSG), from
+ * shmem_init on, so PEs that never create a queue still apply what others send. The
+ * progress hook (run by every blocking routine and every queue call) applies the
+ * batches in the order they were POSTED: MPI matches one sender's messages to posted
+ * receives in order, so handling the ring strictly in posting order keeps each
+ * sender's batches and its later flush request in order. A flush request is answered
+ * (a 0-byte message on the request's own tag) after all earlier batches of that
+ * sender were applied: that is remote completion.
+ *
+ * Atomicity: batches are applied by this PE's thread inside a library call. MPICH ch4
+ * applies MPI accumulates (shmem_atomic_*) the same way, inside MPI calls of this
+ * process, so below SHMEM_THREAD_MULTIPLE the two never run at once and plain
+ * read-modify-writes are atomic with respect to each other. Under THREAD_MULTIPLE the
+ * adds use __atomic builtins (atomic against other __atomic users); see docs/queues.md
+ * for the remaining rule. */
+#include "comm_queue.h"
+#include <sched.h>
+
+#define CQ_NRECV 16
+
+size_t cq_chunk_bytes = 32768;
+int cq_atomic_apply;
+
+static struct {
+    int up;
+    int tag_ub;
+    uint32_t next_token;
+    MPI_Request req[CQ_NRECV];
+    unsigned char *buf[CQ_NRECV];
+    int head; /* oldest posted receive */
+    pthread_mutex_t lock;
+} am = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+int cq_am_ready(void)
+{
+    return am.up;
+}
+
+uint32_t cq_am_token(void)
+{
+    uint32_t span = (uint32_t)am.tag_ub - 2;
+    uint32_t t = __atomic_fetch_add(&am.next_token, 1, __ATOMIC_RELAXED);
+    return 2 + t % span;
+}
+
+static inline unsigned char *cq_addr(int win, uint64_t disp)
+{
+    if (win == 0)
+        return (unsigned char *)shmemi.heap_base + (disp - (uint64_t)shmemi.heap_adj[shmemi.my_pe]);
+    return (unsigned char *)shmemi.data_base + disp;
+}
+
+#define CQ_APPLY_INT(UT)                                                                   \
+    do {                                                                                   \
+        UT *p = (UT *)a;                                                                   \
+        UT v;                                                                              \
+        memcpy(&v, operand, sizeof v);                                                     \
+        if (cq_atomic_apply) {                                                             \
+            switch (slot) {                                                                \
+            case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
+            case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
+            case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;              \
+            case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                \
+            case CQ_S_XOR: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;              \
+            }                                                                              \
+        } else {                                                                           \
+            switch (slot) {                                                                \
+            case CQ_S_ADD: *p += v; break;                                                 \
+            case CQ_S_SET: *p = v; break;                                                  \
+            case CQ_S_AND: *p &= v; break;                                                 \
+            case CQ_S_OR: *p |= v; break;                                                  \
+            case CQ_S_XOR: *p ^= v; break;                                                 \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand)
+{
+    unsigned char *a = cq_addr(win, disp);
+    if (esize == 8)
+        CQ_APPLY_INT(uint64_t);
+    else if (esize == 4)
+        CQ_APPLY_INT(uint32_t);
+    else
+        memcpy(a, operand, (size_t)esize); /* not reached: AMO types are 4 or 8 bytes */
+}
+
+/* The hot loop of the histogram: unsigned 64-bit adds (two's complement makes signed
+ * and unsigned adds the same bits, without signed-overflow UB). */
+static void apply_add64(unsigned char *base, const uint64_t *disp, const uint64_t *v,
+                        uint32_t n)
+{
+    if (cq_atomic_apply) {
+        for (uint32_t i = 0; i < n; i++)
+            __atomic_fetch_add((uint64_t *)(base + disp[i]), v[i], __ATOMIC_RELAXED);
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            *(uint64_t *)(base + disp[i]) += v[i];
+    }
+}
+
+void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
+{
+    uint32_t n = h->count;
+    if (h->slot == CQ_S_PUT) {
+        const unsigned char *p = data;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t d, len;
+            memcpy(&d, p, 8);
+            memcpy(&len, p + 8, 8);
+            memcpy(cq_addr(h->win, d), p + 16, len);
+            p += 16 + ((len + 7) & ~(uint64_t)7);
+        }
+        return;
+    }
+    const uint64_t *disp = (const uint64_t *)data;
+    const unsigned char *opnd = data + (size_t)n * 8;
+    if (h->slot == CQ_S_ADD && h->esize == 8) {
+        unsigned char *base = h->win == 0 ? cq_addr(0, 0) : (unsigned char *)shmemi.data_base;
+        apply_add64(base, disp, (const uint64_t *)opnd, n);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        cq_apply_one(h->slot, h->esize, h->win, disp[i], opnd + (size_t)i * h->esize);
+}
+
+static void repost(int i)
+{
+    MPI_Irecv(am.buf[i], (int)(sizeof(cq_msghdr_t) + cq_chunk_bytes), MPI_BYTE, MPI_ANY_SOURCE,
+              CQ_TAG_MSG, shmemi.queue_comm, &am.req[i]);
+}
+
+static void am_poll(void *arg)
+{
+    (void)arg;
+    if (pthread_mutex_trylock(&am.lock) != 0)
+        return; /* another thread is applying */
+    for (;;) {
+        int i = am.head, done = 0;
+        MPI_Status status;
+        if (MPI_Test(&am.req[i], &done, &status) != MPI_SUCCESS || !done)
+            break;
+        const cq_msghdr_t *h = (const cq_msghdr_t *)am.buf[i];
+        if (h->type == CQ_MSG_BATCH) {
+            cq_apply(h, am.buf[i] + sizeof(cq_msghdr_t));
+        } else if (h->type == CQ_MSG_FLUSH) {
+            /* Everything this sender sent before the request has been applied. */
+            __atomic_thread_fence(__ATOMIC_SEQ_CST);
+            MPI_Request r;
+            if (MPI_Isend(NULL, 0, MPI_BYTE, status.MPI_SOURCE, (int)h->token, shmemi.queue_comm,
+                          &r) == MPI_SUCCESS)
+                MPI_Request_free(&r);
+        }
+        repost(i);
+        am.head = (i + 1) % CQ_NRECV;
+    }
+    pthread_mutex_unlock(&am.lock);
+}
+
+void shmemi_queue_init(void)
+{
+    size_t cb = 0;
+    const char *e = getenv("SHMEMQ_CHUNK_BYTES");
+    if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
+        cq_chunk_bytes = cb & ~(size_t)63;
+    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+    void *v;
+    int flag = 0;
+    MPI_Comm_get_attr(shmemi.queue_comm, MPI_TAG_UB, &v, &flag);
+    am.tag_ub = flag ? *(int *)v : 32767;
+    if (am.tag_ub > (1 << 30))
+        am.tag_ub = 1 << 30;
+    for (int i = 0; i < CQ_NRECV; i++) {
+        am.buf[i] = malloc(sizeof(cq_msghdr_t) + cq_chunk_bytes);
+        if (!am.buf[i])
+            shmemi_fatal("shmem_init", "out of memory for queue receive buffers");
+        repost(i);
+    }
+    am.head = 0;
+    if (shmemi_progress_register(am_poll, NULL) != 0)
+        shmemi_fatal("shmem_init", "no room for the queue progress hook");
+    am.up = 1;
+}
+
+void shmemi_queue_fini(void)
+{
+    if (!am.up)
+        return;
+    shmemi_progress_unregister(am_poll, NULL);
+    am_poll(NULL); /* apply whatever already arrived */
+    for (int i = 0; i < CQ_NRECV; i++) {
+        MPI_Cancel(&am.req[i]);
+        MPI_Wait(&am.req[i], MPI_STATUS_IGNORE);
+        free(am.buf[i]);
+        am.buf[i] = NULL;
+    }
+    am.up = 0;
+}

@@ -1,0 +1,1071 @@
+/* comm_queue.c: communication queues (docs/queues.md has the design and numbers).
+ *
+ * Bursts: a full chunk (or flush/timeout) leaves as one MPI call on the RMA path
+ *   atomics -> MPI_Accumulate(contiguous operands, target hindexed_block of displacements)
+ *   PUT     -> MPI_Put(origin hindexed over the packed payload, target hindexed)
+ *   GET     -> MPI_Get(origin hindexed over the users' buffers at MPI_BOTTOM, target hindexed)
+ * or as one message applied by the target (AM path, am.c) for atomics and puts.
+ * Completion: MPI_Win_flush_all (RMA) and a flush request/reply per target (AM). */
+#include "comm_queue.h"
+#include <limits.h>
+#include <math.h>
+#include <sched.h>
+
+#define CQ_DEFAULT_MAX_ELEMS ((uint64_t)1 << 20)
+#define CQ_SLAB 64
+#define CQ_DEAD_KEEP 1024 /* destroyed handles stay detectable until this many more die */
+
+const unsigned char cq_one[16] = {1};
+const unsigned char cq_op_slot[8] = {CQ_S_PUT, CQ_S_GET, CQ_S_ADD, CQ_S_ADD,
+                                     CQ_S_SET, CQ_S_AND, CQ_S_OR,  CQ_S_XOR};
+#define CQ_SZ(T, N) [CQ_T_##N] = sizeof(T),
+const unsigned char cq_esize[CQ_NTYPES + 1] = {SHMEMQ_RMA_TYPES(CQ_SZ)[CQ_T_BYTES] = 1};
+#undef CQ_SZ
+uint32_t cq_type_ops_rw[CQ_NTYPES + 1];
+static MPI_Datatype cq_mpitype[CQ_NTYPES + 1];
+
+#define OPB(op) (1u << (op))
+#define CQ_ATOMIC_OPS                                                                    \
+    (OPB(SHMEM_OP_ATOMIC_ADD) | OPB(SHMEM_OP_ATOMIC_INC) | OPB(SHMEM_OP_ATOMIC_SET) |    \
+     OPB(SHMEM_OP_ATOMIC_AND) | OPB(SHMEM_OP_ATOMIC_OR) | OPB(SHMEM_OP_ATOMIC_XOR))
+
+static void cq_tables_init(void)
+{
+#define T_RMA(T, N) cq_type_ops_rw[CQ_T_##N] |= OPB(SHMEM_OP_PUT) | OPB(SHMEM_OP_GET);
+#define T_STD(T, N) \
+    cq_type_ops_rw[CQ_T_##N] |= OPB(SHMEM_OP_ATOMIC_ADD) | OPB(SHMEM_OP_ATOMIC_INC);
+#define T_EXT(T, N) cq_type_ops_rw[CQ_T_##N] |= OPB(SHMEM_OP_ATOMIC_SET);
+#define T_BIT(T, N) \
+    cq_type_ops_rw[CQ_T_##N] |= OPB(SHMEM_OP_ATOMIC_AND) | OPB(SHMEM_OP_ATOMIC_OR) | OPB(SHMEM_OP_ATOMIC_XOR);
+    SHMEMQ_RMA_TYPES(T_RMA)
+    SHMEMQ_AMO_STD_TYPES(T_STD)
+    SHMEMQ_AMO_EXT_TYPES(T_EXT)
+    SHMEMQ_AMO_BIT_TYPES(T_BIT)
+    cq_type_ops_rw[CQ_T_BYTES] = OPB(SHMEM_OP_PUT) | OPB(SHMEM_OP_GET);
+    int i = 0;
+    MPI_Datatype m[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_CHAR, MPI_SIGNED_CHAR,
+                        MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_UNSIGNED_CHAR,
+                        MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
+                        MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
+                        MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
+                        /* size_t, ptrdiff_t: the LP64 C types they are */
+                        sizeof(size_t) == sizeof(unsigned long) ? MPI_UNSIGNED_LONG : MPI_UINT64_T,
+                        sizeof(ptrdiff_t) == sizeof(long) ? MPI_LONG : MPI_INT64_T, MPI_BYTE};
+    for (i = 0; i <= CQ_NTYPES; i++)
+        cq_mpitype[i] = m[i];
+#undef T_RMA
+#undef T_STD
+#undef T_EXT
+#undef T_BIT
+}
+
+/* ---- handle registry: headers live in never-freed slabs, so a stale handle still
+ * points at our memory and its magic tells "destroyed" without undefined behaviour;
+ * dead headers are reused oldest first, only once CQ_DEAD_KEEP others have died. ---- */
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct shmem_queue_s **slabs;
+static int n_slabs;
+static struct shmem_queue_s *dead_head, *dead_tail, *fresh;
+static int n_dead, n_fresh;
+static uint64_t next_id = 1;
+static int tables_done;
+
+static int cq_is_mine(const void *p)
+{
+    for (int i = 0; i < n_slabs; i++) {
+        uintptr_t a = (uintptr_t)p, b = (uintptr_t)slabs[i];
+        if (a >= b && a < b + sizeof(struct shmem_queue_s) * CQ_SLAB)
+            return (a - b) % sizeof(struct shmem_queue_s) == 0;
+    }
+    return 0;
+}
+
+static struct shmem_queue_s *cq_header_alloc(void)
+{
+    struct shmem_queue_s *q = NULL;
+    pthread_mutex_lock(&reg_lock);
+    if (!tables_done) {
+        cq_tables_init();
+        tables_done = 1;
+    }
+    if (n_dead > CQ_DEAD_KEEP) {
+        q = dead_head;
+        dead_head = q->next_dead;
+        if (!dead_head)
+            dead_tail = NULL;
+        n_dead--;
+    } else {
+        if (n_fresh == 0) {
+            struct shmem_queue_s **ns = realloc(slabs, sizeof(*ns) * (size_t)(n_slabs + 1));
+            struct shmem_queue_s *s = calloc(CQ_SLAB, sizeof(struct shmem_queue_s));
+            if (ns)
+                slabs = ns;
+            if (!ns || !s) {
+                free(s);
+                pthread_mutex_unlock(&reg_lock);
+                return NULL;
+            }
+            slabs[n_slabs++] = s;
+            fresh = s;
+            n_fresh = CQ_SLAB;
+        }
+        q = fresh++;
+        n_fresh--;
+    }
+    memset(q, 0, sizeof *q);
+    q->id = next_id++;
+    pthread_mutex_unlock(&reg_lock);
+    return q;
+}
+
+static void cq_header_free(struct shmem_queue_s *q)
+{
+    pthread_mutex_lock(&reg_lock);
+    q->magic = CQ_MAGIC_DEAD;
+    q->next_dead = NULL;
+    if (dead_tail)
+        dead_tail->next_dead = q;
+    else
+        dead_head = q;
+    dead_tail = q;
+    n_dead++;
+    pthread_mutex_unlock(&reg_lock);
+}
+
+/* 0 if q is a live comm queue, else the error to return (reported under SHMEM_DEBUG). */
+static int cq_check(shmem_queue_t q, const char *routine)
+{
+    if (SHMEMI_UNLIKELY(!shmemi.initialized)) {
+        shmemi_debug(routine, "OpenSHMEM is not initialized");
+        return SHMEM_QUEUE_ERR_STATE;
+    }
+    if (SHMEMI_UNLIKELY(q == NULL)) {
+        shmemi_debug(routine, "NULL queue handle");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    pthread_mutex_lock(&reg_lock);
+    int mine = cq_is_mine(q);
+    int rc = 0;
+    if (!mine) {
+        shmemi_debug(routine, "not a communication queue handle");
+        rc = SHMEM_QUEUE_ERR_STATE;
+    } else if (q->magic != CQ_MAGIC_LIVE) {
+        shmemi_debug(routine, "queue handle used after shmem_queue_comm_destroy");
+        rc = SHMEM_QUEUE_ERR_STATE;
+    }
+    pthread_mutex_unlock(&reg_lock);
+    return rc;
+}
+
+static inline void cq_lock(shmem_queue_t q)
+{
+    if (q->shared)
+        pthread_mutex_lock(&q->lock);
+}
+static inline void cq_unlock(shmem_queue_t q)
+{
+    if (q->shared)
+        pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- chunks ---- */
+static void rma_local_reclaim(shmem_queue_t q);
+static void am_reclaim(shmem_queue_t q);
+
+static cq_chunk_t *chunk_get(shmem_queue_t q)
+{
+    if (!q->free_chunks) {
+        am_reclaim(q);
+        if (!q->free_chunks && q->rma_pending)
+            rma_local_reclaim(q);
+    }
+    cq_chunk_t *c = q->free_chunks;
+    if (c) {
+        q->free_chunks = c->next;
+        return c;
+    }
+    c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + cq_chunk_bytes);
+    if (!c)
+        return NULL;
+    c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
+    q->n_chunks++;
+    return c;
+}
+
+static inline void chunk_put(shmem_queue_t q, cq_chunk_t *c)
+{
+    c->next = q->free_chunks;
+    q->free_chunks = c;
+}
+
+static inline cq_msghdr_t *chunk_hdr(cq_chunk_t *c)
+{
+    return (cq_msghdr_t *)c->msg;
+}
+static inline unsigned char *chunk_data(cq_chunk_t *c)
+{
+    return c->msg + sizeof(cq_msghdr_t);
+}
+
+static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
+{
+    cq_chunk_t *c = chunk_get(q);
+    if (!c)
+        return SHMEM_QUEUE_ERR_NOMEM;
+    cq_msghdr_t *h = chunk_hdr(c);
+    h->type = CQ_MSG_BATCH;
+    h->count = 0;
+    h->slot = (uint8_t)slot;
+    h->tidx = (uint8_t)tidx;
+    h->win = (uint8_t)win;
+    h->esize = cq_esize[tidx];
+    h->token = 0;
+    c->pe = pe;
+    c->used = 0;
+    s->ch = c;
+    s->n = 0;
+    s->key = (uint32_t)tidx | ((uint32_t)win << 8);
+    if (slot == CQ_S_PUT || slot == CQ_S_GET) {
+        s->cap = 0;
+        s->disp = NULL;
+        s->opnd = NULL;
+    } else {
+        s->cap = (uint32_t)(cq_chunk_bytes / (8 + h->esize));
+        s->disp = (uint64_t *)chunk_data(c);
+        s->opnd = chunk_data(c) + (size_t)s->cap * 8;
+    }
+    return 0;
+}
+
+/* ---- RMA completion ---- */
+static int rma_complete(shmem_queue_t q)
+{
+    int rc = MPI_SUCCESS;
+    if (q->rma_dirty[0])
+        rc |= MPI_Win_flush_all(shmemi.heap_win);
+    if (q->rma_dirty[1])
+        rc |= MPI_Win_flush_all(shmemi.data_win);
+    q->rma_dirty[0] = q->rma_dirty[1] = 0;
+    q->outstanding -= q->n_rma_issued;
+    q->n_rma_issued = 0;
+    while (q->rma_pending) {
+        cq_chunk_t *c = q->rma_pending;
+        q->rma_pending = c->next;
+        chunk_put(q, c);
+    }
+    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+}
+
+static void rma_local_reclaim(shmem_queue_t q)
+{
+    if (q->rma_dirty[0])
+        MPI_Win_flush_local_all(shmemi.heap_win);
+    if (q->rma_dirty[1])
+        MPI_Win_flush_local_all(shmemi.data_win);
+    while (q->rma_pending) {
+        cq_chunk_t *c = q->rma_pending;
+        q->rma_pending = c->next;
+        chunk_put(q, c);
+    }
+}
+
+static void am_reclaim(shmem_queue_t q)
+{
+    while (q->am_head) {
+        int done = 0;
+        cq_chunk_t *c = q->am_head;
+        MPI_Test(&c->req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            break;
+        q->am_head = c->next;
+        if (!q->am_head)
+            q->am_tail = NULL;
+        chunk_put(q, c);
+    }
+}
+
+static int wait_all(int n, MPI_Request *reqs)
+{
+    for (unsigned spins = 0;; spins++) {
+        int all = 1;
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return SHMEM_QUEUE_ERR_MPI;
+            all &= flag;
+        }
+        if (all)
+            return 0;
+        shmemi_progress();
+        if (spins > 64)
+            sched_yield();
+    }
+}
+
+/* AM remote completion: a flush request to every PE that got batches; the reply comes
+ * after the target applied all of them (messages on one tag do not overtake). */
+static int am_complete(shmem_queue_t q)
+{
+    int k = 0, rc = 0;
+    for (int pe = 0; pe < q->n_pes; pe++) {
+        if (!q->am_dirty[pe])
+            continue;
+        q->am_dirty[pe] = 0;
+        cq_msghdr_t *h = &q->fhdr[k];
+        memset(h, 0, sizeof *h);
+        h->type = CQ_MSG_FLUSH;
+        h->token = cq_am_token();
+        if (MPI_Irecv(NULL, 0, MPI_BYTE, pe, (int)h->token, shmemi.queue_comm, &q->freq[2 * k]) !=
+                MPI_SUCCESS ||
+            MPI_Isend(h, sizeof *h, MPI_BYTE, pe, CQ_TAG_MSG, shmemi.queue_comm,
+                      &q->freq[2 * k + 1]) != MPI_SUCCESS)
+            return SHMEM_QUEUE_ERR_MPI;
+        k++;
+    }
+    if (k)
+        rc = wait_all(2 * k, q->freq);
+    /* every batch was applied, so every send has completed or is about to */
+    while (q->am_head) {
+        am_reclaim(q);
+        if (q->am_head)
+            shmemi_progress();
+    }
+    q->outstanding -= q->n_am_issued;
+    q->n_am_issued = 0;
+    return rc;
+}
+
+/* ---- bursts ---- */
+static void combine_adds(shmem_queue_t q, cq_slot_t *s, int esize)
+{
+    uint32_t n = s->n, m = 0;
+    uint32_t gen = ++q->hgen;
+    if (gen == 0) {
+        memset(q->hstamp, 0, sizeof(uint32_t) * ((size_t)q->hmask + 1));
+        gen = q->hgen = 1;
+    }
+    uint64_t *d = s->disp;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t key = d[i];
+        uint32_t h = (uint32_t)((key * 0x9E3779B97F4A7C15ULL) >> 40) & q->hmask;
+        for (;;) {
+            if (q->hstamp[h] != gen) {
+                q->hstamp[h] = gen;
+                q->hash[h] = m;
+                d[m] = key;
+                if (m != i)
+                    memcpy(s->opnd + (size_t)m * esize, s->opnd + (size_t)i * esize, (size_t)esize);
+                m++;
+                break;
+            }
+            uint32_t j = q->hash[h];
+            if (d[j] == key) {
+                unsigned char *a = s->opnd + (size_t)j * esize;
+                const unsigned char *b = s->opnd + (size_t)i * esize;
+                if (esize == 8) {
+                    uint64_t x, y;
+                    memcpy(&x, a, 8);
+                    memcpy(&y, b, 8);
+                    x += y;
+                    memcpy(a, &x, 8);
+                } else {
+                    uint32_t x, y;
+                    memcpy(&x, a, 4);
+                    memcpy(&y, b, 4);
+                    x += y;
+                    memcpy(a, &x, 4);
+                }
+                break;
+            }
+            h = (h + 1) & q->hmask;
+        }
+    }
+    q->st.combined_ops += n - m;
+    s->n = m;
+}
+
+static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
+{
+    cq_msghdr_t *h = chunk_hdr(c);
+    unsigned char *data = chunk_data(c);
+    MPI_Win w = h->win ? shmemi.data_win : shmemi.heap_win;
+    int pe = c->pe, rc = MPI_SUCCESS;
+    if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && rma_complete(q) != 0)
+        return SHMEM_QUEUE_ERR_MPI;
+    MPI_Datatype tt, ot;
+    if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
+        unsigned char *p = data;
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t d, len, x;
+            memcpy(&d, p, 8);
+            memcpy(&len, p + 8, 8);
+            q->lens[i] = (int)len;
+            q->tdisp[i] = (MPI_Aint)d;
+            bytes += len;
+            if (h->slot == CQ_S_PUT) {
+                q->odisp[i] = (MPI_Aint)(p + 16 - data);
+                p += 16 + ((len + 7) & ~(uint64_t)7);
+            } else {
+                memcpy(&x, p + 16, 8);
+                q->odisp[i] = (MPI_Aint)x;
+                p += 24;
+            }
+        }
+        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt);
+        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot);
+        rc |= MPI_Type_commit(&tt);
+        rc |= MPI_Type_commit(&ot);
+        if (h->slot == CQ_S_PUT)
+            rc |= MPI_Put(data, 1, ot, pe, 0, 1, tt, w);
+        else
+            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, 0, 1, tt, w);
+        MPI_Type_free(&tt);
+        MPI_Type_free(&ot);
+        q->st.bytes += bytes;
+    } else {
+        MPI_Op op = h->slot == CQ_S_ADD   ? MPI_SUM
+                    : h->slot == CQ_S_SET ? MPI_REPLACE
+                    : h->slot == CQ_S_AND ? MPI_BAND
+                    : h->slot == CQ_S_OR  ? MPI_BOR
+                                          : MPI_BXOR;
+        MPI_Datatype bt = cq_mpitype[h->tidx];
+        const uint64_t *disp = (const uint64_t *)data;
+        unsigned char *opnd = data + (size_t)n * 8;
+        if (n == 1) {
+            rc |= MPI_Accumulate(opnd, 1, bt, pe, (MPI_Aint)disp[0], 1, bt, op, w);
+        } else {
+            for (uint32_t i = 0; i < n; i++)
+                q->tdisp[i] = (MPI_Aint)disp[i];
+            rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
+            rc |= MPI_Type_commit(&tt);
+            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, 0, 1, tt, op, w);
+            MPI_Type_free(&tt);
+        }
+        q->st.bytes += (uint64_t)n * h->esize;
+    }
+    c->next = q->rma_pending;
+    q->rma_pending = c;
+    q->rma_dirty[h->win] = 1;
+    q->n_rma_issued += n;
+    q->st.bursts++;
+    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+}
+
+static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
+{
+    cq_msghdr_t *h = chunk_hdr(c);
+    size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
+    if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
+                  shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
+        chunk_put(q, c);
+        return SHMEM_QUEUE_ERR_MPI;
+    }
+    c->next = NULL;
+    if (q->am_tail)
+        q->am_tail->next = c;
+    else
+        q->am_head = c;
+    q->am_tail = c;
+    q->am_dirty[c->pe] = 1;
+    q->n_am_issued += n;
+    q->st.bursts++;
+    q->st.bytes += bytes;
+    return 0;
+}
+
+/* Issue one open chunk as a burst. */
+static int slot_issue(shmem_queue_t q, cq_slot_t *s)
+{
+    cq_chunk_t *c = s->ch;
+    if (!c)
+        return 0;
+    cq_msghdr_t *h = chunk_hdr(c);
+    int atomic = h->slot != CQ_S_PUT && h->slot != CQ_S_GET;
+    uint32_t n = atomic ? s->n : h->count;
+    s->ch = NULL;
+    s->key = CQ_NOKEY;
+    s->cap = 0;
+    if (n == 0) {
+        s->n = 0;
+        chunk_put(q, c);
+        return 0;
+    }
+    q->n_buffered -= n;
+    uint32_t sent = n;
+    if (atomic) {
+        if (q->combine && h->slot == CQ_S_ADD && n > 1)
+            combine_adds(q, s, h->esize);
+        sent = s->n;
+        unsigned char *dst = chunk_data(c) + (size_t)sent * 8;
+        if (dst != s->opnd)
+            memmove(dst, s->opnd, (size_t)sent * h->esize);
+    }
+    s->n = 0;
+    h->count = sent;
+    int rc;
+    if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET)
+        rc = am_burst(q, c, sent);
+    else
+        rc = rma_burst(q, c, sent);
+    /* account for the pushed count: combined ops complete with their partner */
+    if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET) {
+        if (rc == 0)
+            q->n_am_issued += n - sent;
+        else
+            q->outstanding -= n; /* not sent: the error goes to the caller */
+    } else {
+        q->n_rma_issued += n - sent;
+    }
+    return rc;
+}
+
+static int issue_all(shmem_queue_t q)
+{
+    int rc = 0;
+    size_t ns = (size_t)q->n_pes * CQ_NSLOTS;
+    for (size_t i = 0; i < ns; i++) {
+        if (q->slots[i].ch) {
+            int r = slot_issue(q, &q->slots[i]);
+            if (r && !rc)
+                rc = r;
+        }
+    }
+    return rc;
+}
+
+static int flush_all(shmem_queue_t q)
+{
+    int rc = issue_all(q);
+    int r = rma_complete(q);
+    if (r && !rc)
+        rc = r;
+    r = am_complete(q);
+    if (r && !rc)
+        rc = r;
+    q->st.flushes++;
+    return rc;
+}
+
+static void cq_timer(shmem_queue_t q)
+{
+    if (q->timed && q->n_buffered && shmemi_wtime() - q->t_oldest >= q->timeout)
+        issue_all(q);
+}
+
+/* After a burst: keep the network and incoming batches moving. */
+static inline void after_burst(shmem_queue_t q)
+{
+    am_reclaim(q);
+    shmemi_progress();
+}
+
+/* ---- appends (the queue lock is held) ---- */
+static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, uint64_t disp,
+                         const void *operand)
+{
+    cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
+    if (s->key != key || s->n >= s->cap) {
+        int rc = slot_issue(q, s);
+        if (rc)
+            return rc;
+        after_burst(q);
+        if ((rc = slot_open(q, s, pe, slot, tidx, win)) != 0)
+            return rc;
+    }
+    size_t es = cq_esize[tidx];
+    uint32_t n = s->n++;
+    s->disp[n] = disp;
+    memcpy(s->opnd + (size_t)n * es, operand, es);
+    q->outstanding++;
+    q->n_buffered++;
+    return 0;
+}
+
+/* PUT/GET record: {disp, len, payload | local address}. Too big for a chunk: issued
+ * directly (PUT: MPI_Put + MPI_Win_flush_local, so src is reusable on return). */
+static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, void *local,
+                     const void *payload, size_t len)
+{
+    size_t rec = slot == CQ_S_PUT ? 16 + ((len + 7) & ~(size_t)7) : 24;
+    if (rec > cq_chunk_bytes || len > (size_t)INT_MAX) {
+        MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
+        int rc = MPI_SUCCESS;
+        for (size_t done = 0; done < len;) {
+            size_t k = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
+            if (slot == CQ_S_PUT)
+                rc |= MPI_Put((const char *)payload + done, (int)k, MPI_BYTE, pe,
+                              (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w);
+            else
+                rc |= MPI_Get((char *)local + done, (int)k, MPI_BYTE, pe, (MPI_Aint)(disp + done),
+                              (int)k, MPI_BYTE, w);
+            done += k;
+        }
+        if (slot == CQ_S_PUT)
+            rc |= MPI_Win_flush_local(pe, w);
+        q->rma_dirty[win] = 1;
+        q->n_rma_issued++;
+        q->outstanding++;
+        q->st.bursts++;
+        q->st.bytes += len;
+        return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+    }
+    cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
+    if (s->key != key || s->ch->used + rec > cq_chunk_bytes ||
+        chunk_hdr(s->ch)->count >= cq_chunk_bytes / 24) {
+        int rc = slot_issue(q, s);
+        if (rc)
+            return rc;
+        after_burst(q);
+        if ((rc = slot_open(q, s, pe, slot, CQ_T_BYTES, win)) != 0)
+            return rc;
+    }
+    cq_chunk_t *c = s->ch;
+    unsigned char *p = chunk_data(c) + c->used;
+    uint64_t l64 = len;
+    memcpy(p, &disp, 8);
+    memcpy(p + 8, &l64, 8);
+    if (slot == CQ_S_PUT) {
+        memcpy(p + 16, payload, len);
+    } else {
+        uint64_t a = (uint64_t)(uintptr_t)local;
+        memcpy(p + 16, &a, 8);
+    }
+    c->used += (uint32_t)rec;
+    chunk_hdr(c)->count++;
+    q->outstanding++;
+    q->n_buffered++;
+    return 0;
+}
+
+static int push_locked(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                       size_t nelems, int pe, int op, int tidx)
+{
+    if ((unsigned)op >= 8) {
+        shmemi_debug(routine, "invalid operation %d", op);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (!(cq_type_ops_rw[tidx] & OPB(op))) {
+        shmemi_debug(routine, "operation %d is not defined for this element type", op);
+        return SHMEM_QUEUE_ERR_TYPE;
+    }
+    if (!(q->opmask & OPB(op))) {
+        shmemi_debug(routine, "operation %d does not match the queue's op_type", op);
+        return SHMEM_QUEUE_ERR_TYPE;
+    }
+    if (pe < 0 || pe >= q->n_pes) {
+        shmemi_debug(routine, "PE %d out of range [0, %d)", pe, q->n_pes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t es = cq_esize[tidx];
+    if (nelems > SIZE_MAX / es) {
+        shmemi_debug(routine, "%zu elements of %zu bytes overflow", nelems, es);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (nelems == 0)
+        return 0;
+    size_t nbytes = nelems * es;
+    if (dest == NULL || (src == NULL && op != SHMEM_OP_ATOMIC_INC)) {
+        shmemi_debug(routine, "NULL %s", dest == NULL ? "dest" : "src");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    int win;
+    uint64_t disp;
+    const void *remote = op == SHMEM_OP_GET ? src : dest;
+    if (cq_xlate(remote, nbytes, pe, &win, &disp) != 0) {
+        shmemi_debug(routine, "%s %p (%zu bytes) is not symmetric",
+                     op == SHMEM_OP_GET ? "src" : "dest", remote, nbytes);
+        return SHMEM_QUEUE_ERR_ADDR;
+    }
+    int atomic = op != SHMEM_OP_PUT && op != SHMEM_OP_GET;
+    uint64_t nops = atomic ? nelems : 1;
+    if (nops > q->max_elems) {
+        shmemi_debug(routine, "%zu operations can never fit a queue of max_elems %llu", (size_t)nops,
+                     (unsigned long long)q->max_elems);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (q->outstanding + nops > q->max_elems) {
+        q->st.full_returns++;
+        return SHMEM_QUEUE_ERR_FULL;
+    }
+    if (q->timed && q->n_buffered == 0)
+        q->t_oldest = shmemi_wtime();
+    int rc = 0, slot = cq_op_slot[op];
+    if (atomic) {
+        for (size_t i = 0; i < nelems && rc == 0; i++) {
+            const void *operand = op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one
+                                                            : (const char *)src + i * es;
+            if (pe == q->me && q->path == CQ_PATH_AM)
+                cq_apply_one(slot, (int)es, win, disp + i * es, operand);
+            else
+                rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
+        }
+    } else if (pe == q->me) {
+        /* local: the windows are in MPI's unified model, a copy is the operation */
+        memmove(dest, src, nbytes);
+    } else if (op == SHMEM_OP_PUT) {
+        rc = append_rw(q, pe, CQ_S_PUT, win, disp, NULL, src, nbytes);
+    } else {
+        rc = append_rw(q, pe, CQ_S_GET, win, disp, dest, NULL, nbytes);
+    }
+    if (rc == 0)
+        q->st.ops_pushed += nops;
+    if (q->timed) {
+        if (q->timeout == 0.0)
+            issue_all(q);
+        else
+            cq_timer(q);
+    }
+    return rc;
+}
+
+int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                    size_t nelems, int pe, int op, int tidx)
+{
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    cq_lock(q);
+    rc = push_locked(q, routine, dest, src, nelems, pe, op, tidx);
+    cq_unlock(q);
+    return rc;
+}
+
+/* ---- public routines ---- */
+static int env_path(void)
+{
+    const char *e = getenv("SHMEMQ_COMM_PATH");
+    if (e && strcmp(e, "am") == 0)
+        return CQ_PATH_AM;
+    if (e && strcmp(e, "rma") == 0)
+        return CQ_PATH_RMA;
+#if defined(MPICH_VERSION)
+    /* MPICH ch4 applies accumulates at the target like our batches; under
+     * THREAD_MULTIPLE another thread's MPI progress could apply one concurrently with
+     * a batch, so keep the RMA path there (docs/queues.md). */
+    return shmemi.thread_level == SHMEM_THREAD_MULTIPLE ? CQ_PATH_RMA : CQ_PATH_AM;
+#else
+    /* Open MPI osc applies accumulates from the origin: only MPI calls are atomic with them. */
+    return CQ_PATH_RMA;
+#endif
+}
+
+static void cq_free_all(shmem_queue_t q)
+{
+    cq_chunk_t *lists[3] = {q->free_chunks, q->am_head, q->rma_pending};
+    for (int l = 0; l < 3; l++) {
+        for (cq_chunk_t *c = lists[l]; c;) {
+            cq_chunk_t *n = c->next;
+            free(c);
+            c = n;
+        }
+    }
+    if (q->slots) {
+        for (size_t i = 0; i < (size_t)q->n_pes * CQ_NSLOTS; i++)
+            free(q->slots[i].ch);
+    }
+    free(q->slots);
+    free(q->am_dirty);
+    free(q->lens);
+    free(q->tdisp);
+    free(q->odisp);
+    free(q->hash);
+    free(q->hstamp);
+    free(q->freq);
+    free(q->fhdr);
+    q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
+}
+
+int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
+{
+    static const char *routine = "shmem_queue_comm_create";
+    if (!shmemi.initialized || !cq_am_ready()) {
+        shmemi_debug(routine, "OpenSHMEM is not initialized");
+        return SHMEM_QUEUE_ERR_STATE;
+    }
+    if (queue == NULL || c == NULL) {
+        shmemi_debug(routine, "NULL %s", queue == NULL ? "queue" : "qconfig");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    *queue = NULL;
+    if (c->qtype != SHMEM_QUEUE_COMM) {
+        shmemi_debug(routine, "qtype %d is not SHMEM_QUEUE_COMM", (int)c->qtype);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (c->thread_model != SHMEM_QUEUE_EXCLUSIVE && c->thread_model != SHMEM_QUEUE_SHARED) {
+        shmemi_debug(routine, "invalid thread_model %d", (int)c->thread_model);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (!((unsigned)c->op_type <= SHMEM_OP_ATOMIC_XOR || c->op_type == SHMEM_OP_ANY)) {
+        shmemi_debug(routine, "invalid op_type %d", (int)c->op_type);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (c->pe_type != SHMEM_PE_SAME && c->pe_type != SHMEM_PE_ALL) {
+        shmemi_debug(routine, "invalid pe_type %d", (int)c->pe_type);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (isnan(c->timeout_flush) || (c->timeout_flush < 0 && c->timeout_flush != SHMEM_QUEUE_MAX_TIMEOUT)) {
+        shmemi_debug(routine, "invalid timeout_flush %g", c->timeout_flush);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (c->thread_model == SHMEM_QUEUE_SHARED && shmemi.thread_level != SHMEM_THREAD_MULTIPLE) {
+        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
+        return SHMEM_QUEUE_ERR_THREAD;
+    }
+    struct shmem_queue_s *q = cq_header_alloc();
+    if (!q)
+        return SHMEM_QUEUE_ERR_NOMEM;
+    q->n_pes = shmemi.n_pes;
+    q->me = shmemi.my_pe;
+    q->shared = c->thread_model == SHMEM_QUEUE_SHARED;
+    q->max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
+    q->opmask = c->op_type == SHMEM_OP_ANY ? 0xffu : OPB(c->op_type);
+    if (c->op_type == SHMEM_OP_ATOMIC_ADD || c->op_type == SHMEM_OP_ATOMIC_INC)
+        q->opmask = OPB(c->op_type); /* exactly the configured op */
+    q->timeout = c->timeout_flush;
+    q->timed = c->timeout_flush >= 0;
+    q->path = env_path();
+    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    size_t maxrec = cq_chunk_bytes / 12 + 1;
+    uint32_t hsize = 1;
+    while (hsize < 2 * maxrec)
+        hsize <<= 1;
+    q->hmask = hsize - 1;
+    size_t ns = (size_t)q->n_pes * CQ_NSLOTS;
+    q->slots = calloc(ns, sizeof(cq_slot_t));
+    q->am_dirty = calloc((size_t)q->n_pes, 1);
+    q->lens = malloc(sizeof(int) * maxrec);
+    q->tdisp = malloc(sizeof(MPI_Aint) * maxrec);
+    q->odisp = malloc(sizeof(MPI_Aint) * maxrec);
+    q->hash = malloc(sizeof(uint32_t) * hsize);
+    q->hstamp = calloc(hsize, sizeof(uint32_t));
+    q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->n_pes);
+    q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->n_pes);
+    if (!q->slots || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+        !q->hstamp || !q->freq || !q->fhdr) {
+        cq_free_all(q);
+        cq_header_free(q);
+        return SHMEM_QUEUE_ERR_NOMEM;
+    }
+    for (size_t i = 0; i < ns; i++)
+        q->slots[i].key = CQ_NOKEY;
+    if (q->shared)
+        pthread_mutex_init(&q->lock, NULL);
+    __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
+    *queue = q;
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_comm_create)
+
+int shmem_queue_comm_destroy(shmem_queue_t q)
+{
+    static const char *routine = "shmem_queue_comm_destroy";
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    cq_lock(q);
+    rc = flush_all(q);
+    if (shmemi_env_bool("SHMEMQ_STATS", 0))
+        fprintf(stderr,
+                "[shmemq PE %d] comm queue %llu (%s path%s): %llu ops pushed, %llu bursts, %llu bytes, "
+                "%llu combined, %llu flushes, %llu full returns\n",
+                shmemi.my_pe, (unsigned long long)q->id, q->path == CQ_PATH_AM ? "am" : "rma",
+                q->combine ? ", combining" : "", (unsigned long long)q->st.ops_pushed,
+                (unsigned long long)q->st.bursts, (unsigned long long)q->st.bytes,
+                (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,
+                (unsigned long long)q->st.full_returns);
+    cq_free_all(q);
+    q->magic = CQ_MAGIC_DEAD;
+    cq_unlock(q);
+    if (q->shared)
+        pthread_mutex_destroy(&q->lock);
+    cq_header_free(q);
+    return rc;
+}
+SHMEMI_PROFILE(shmem_queue_comm_destroy)
+
+/* Data queues answer these routines themselves when their area provides the hooks. */
+extern int shmemi_data_query_attr(shmem_queue_t, shmem_queue_attr_t *) __attribute__((weak));
+extern int shmemi_data_query_size(shmem_queue_t, size_t *) __attribute__((weak));
+extern int shmemi_data_queue_stats(shmem_queue_t, shmemx_queue_stats_t *) __attribute__((weak));
+
+static int is_foreign(shmem_queue_t q)
+{
+    if (!q || !shmemi.initialized)
+        return 0;
+    pthread_mutex_lock(&reg_lock);
+    int mine = cq_is_mine(q);
+    pthread_mutex_unlock(&reg_lock);
+    return !mine;
+}
+
+int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
+{
+    static const char *routine = "shmem_query_attr";
+    if (is_foreign(q) && shmemi_data_query_attr)
+        return shmemi_data_query_attr(q, attr);
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    if (!attr) {
+        shmemi_debug(routine, "NULL attr");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    cq_lock(q);
+    attr->queue_id = q->id;
+    attr->outstanding_elems = q->outstanding;
+    attr->available_elems = q->max_elems - q->outstanding;
+    cq_unlock(q);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_query_attr)
+
+int shmem_query_size(shmem_queue_t q, size_t *size)
+{
+    static const char *routine = "shmem_query_size";
+    if (is_foreign(q) && shmemi_data_query_size)
+        return shmemi_data_query_size(q, size);
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    if (!size) {
+        shmemi_debug(routine, "NULL size");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    cq_lock(q);
+    *size = (size_t)q->outstanding;
+    cq_unlock(q);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_query_size)
+
+int shmemx_queue_stats(shmem_queue_t q, shmemx_queue_stats_t *stats)
+{
+    static const char *routine = "shmemx_queue_stats";
+    if (is_foreign(q) && shmemi_data_queue_stats)
+        return shmemi_data_queue_stats(q, stats);
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    if (!stats) {
+        shmemi_debug(routine, "NULL stats");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    cq_lock(q);
+    *stats = q->st;
+    cq_unlock(q);
+    return 0;
+}
+SHMEMI_PROFILE(shmemx_queue_stats)
+
+static inline int clamp_count(uint64_t n)
+{
+    return n > (uint64_t)INT_MAX ? INT_MAX : (int)n;
+}
+
+int shmem_queue_progress(shmem_queue_t q)
+{
+    /* Programs call this after every push: most calls only count. */
+    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && !q->shared && !q->timed &&
+                      q->outstanding < q->max_elems && (++q->pctr & 255) != 0))
+        return clamp_count(q->outstanding);
+    int rc = cq_check(q, "shmem_queue_progress");
+    if (rc)
+        return rc;
+    cq_lock(q);
+    am_reclaim(q);
+    shmemi_progress();
+    cq_timer(q);
+    if (q->outstanding >= q->max_elems)
+        rc = flush_all(q); /* a full queue must make room */
+    if (rc == 0)
+        rc = clamp_count(q->outstanding);
+    cq_unlock(q);
+    return rc;
+}
+SHMEMI_PROFILE(shmem_queue_progress)
+
+int shmem_queue_local_flush(shmem_queue_t q)
+{
+    int rc = cq_check(q, "shmem_queue_local_flush");
+    if (rc)
+        return rc;
+    cq_lock(q);
+    rc = flush_all(q);
+    cq_unlock(q);
+    return rc;
+}
+SHMEMI_PROFILE(shmem_queue_local_flush)
+
+int shmem_queue_comm_pushmem(shmem_queue_t q, void *dest, const void *src, size_t nbytes, int pe,
+                             shmem_op_type_t op)
+{
+    static const char *routine = "shmem_queue_comm_pushmem";
+    return cq_push_general(q, routine, dest, src, nbytes, pe, (int)op, CQ_T_BYTES);
+}
+SHMEMI_PROFILE(shmem_queue_comm_pushmem)
+
+#define CQ_TYPED_PUSH(T, N)                                                                  \
+    int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src, size_t nelems,   \
+                                    int pe, shmem_op_type_t op)                              \
+    {                                                                                        \
+        return cq_push(q, "shmem_" #N "_queue_comm_push", dest, src, nelems, pe, (int)op,    \
+                       CQ_T_##N, sizeof(T));                                                 \
+    }                                                                                        \
+    SHMEMI_PROFILE(shmem_##N##_queue_comm_push)
+SHMEMQ_RMA_TYPES(CQ_TYPED_PUSH)
+#undef CQ_TYPED_PUSH
+
+int shmemx_queue_comm_push_strided(shmem_queue_t q, void *dest, const void *src,
+                                   ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blksize,
+                                   size_t nblks, int pe, shmem_op_type_t op)
+{
+    static const char *routine = "shmemx_queue_comm_push_strided";
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    if (op != SHMEM_OP_PUT && op != SHMEM_OP_GET) {
+        shmemi_debug(routine, "only SHMEM_OP_PUT and SHMEM_OP_GET are strided");
+        return (unsigned)op < 8 ? SHMEM_QUEUE_ERR_TYPE : SHMEM_QUEUE_ERR_ARG;
+    }
+    if (nblks == 0 || blksize == 0)
+        return 0;
+    if (!dest || !src) {
+        shmemi_debug(routine, "NULL %s", dest ? "src" : "dest");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* Check the whole extent first so that bad input queues nothing. */
+    ptrdiff_t rstride = op == SHMEM_OP_PUT ? dst_stride : src_stride;
+    const char *rbase = op == SHMEM_OP_PUT ? (const char *)dest : (const char *)src;
+    ptrdiff_t span;
+    if (nblks - 1 > (size_t)PTRDIFF_MAX || __builtin_mul_overflow((ptrdiff_t)(nblks - 1), rstride, &span)) {
+        shmemi_debug(routine, "stride overflows");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    const char *first = rbase, *last = (const char *)((uintptr_t)rbase + (uintptr_t)span);
+    int w1, w2;
+    uint64_t d1, d2;
+    if (pe < 0 || pe >= shmemi.n_pes) {
+        shmemi_debug(routine, "PE %d out of range", pe);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (cq_xlate(first, blksize, pe, &w1, &d1) || cq_xlate(last, blksize, pe, &w2, &d2) || w1 != w2) {
+        shmemi_debug(routine, "strided range is not symmetric");
+        return SHMEM_QUEUE_ERR_ADDR;
+    }
+    cq_lock(q);
+    if (q->outstanding + nblks > q->max_elems) {
+        q->st.full_returns++;
+        cq_unlock(q);
+        return nblks > q->max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
+    }
+    for (size_t i = 0; i < nblks && rc == 0; i++)
+        rc = push_locked(q, routine, (char *)dest + (ptrdiff_t)i * dst_stride,
+                         (const char *)src + (ptrdiff_t)i * src_stride, blksize, pe, (int)op,
+                         CQ_T_BYTES);
+    cq_unlock(q);
+    return rc;
+}
+SHMEMI_PROFILE(shmemx_queue_comm_push_strided)

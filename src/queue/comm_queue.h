@@ -1,0 +1,181 @@
+/*
+ * comm_queue.h: internals of the communication queues (docs/queues.md).
+ *
+ * A queue keeps, per target PE and per operation, one open "chunk": a preallocated
+ * buffer that collects operations of one element type on one window. A full chunk (or a
+ * flush, or a timeout) issues it as ONE burst: either one MPI call (RMA path:
+ * MPI_Accumulate/MPI_Put/MPI_Get with indexed target datatypes) or one message applied
+ * by the target PE (AM path, am.c). Chunks come from a per-queue free list, so the
+ * push path never allocates once the queue is warm.
+ *
+ * Chunk/message layout (the same bytes are sent by the AM path):
+ *   cq_msghdr_t, then
+ *   atomics: count displacements (uint64) then count operands (esize bytes each)
+ *   PUT:     a stream of records {uint64 disp, uint64 len, payload padded to 8}
+ *   GET:     a stream of records {uint64 disp, uint64 len, uint64 local address}
+ * Displacements are MPI window displacements at the target (heap: includes heap_adj).
+ */
+#ifndef SHMEMQ_COMM_QUEUE_H
+#define SHMEMQ_COMM_QUEUE_H
+
+#include "shmemi.h"
+#include <pthread.h>
+
+/* Operation slots: ADD and INC share one (INC is ADD of 1). */
+enum { CQ_S_PUT = 0, CQ_S_GET, CQ_S_ADD, CQ_S_SET, CQ_S_AND, CQ_S_OR, CQ_S_XOR, CQ_NSLOTS };
+
+/* Type indices in SHMEMQ_RMA_TYPES order. */
+#define CQ_TENUM(T, N) CQ_T_##N,
+enum { SHMEMQ_RMA_TYPES(CQ_TENUM) CQ_NTYPES, CQ_T_BYTES = CQ_NTYPES };
+#undef CQ_TENUM
+
+enum { CQ_MSG_BATCH = 1, CQ_MSG_FLUSH = 2 };
+enum { CQ_PATH_RMA = 0, CQ_PATH_AM = 1 };
+#define CQ_TAG_MSG 1 /* batches and flush requests: one tag keeps them in order */
+#define CQ_MAX_RMA_INFLIGHT 200000 /* MPICH 4.0.2 aborts beyond ~300k unflushed AMs */
+
+typedef struct {
+    uint32_t type;  /* CQ_MSG_* */
+    uint32_t count; /* records */
+    uint8_t slot;   /* CQ_S_* */
+    uint8_t tidx;
+    uint8_t win;    /* 0: heap window, 1: data window */
+    uint8_t esize;
+    uint32_t token; /* FLUSH: tag of the reply */
+} cq_msghdr_t;
+
+typedef struct cq_chunk {
+    struct cq_chunk *next;
+    MPI_Request req;
+    int pe;
+    uint32_t used; /* PUT/GET: stream bytes used */
+    unsigned char *msg; /* cq_msghdr_t followed by data */
+} cq_chunk_t;
+
+typedef struct {
+    uint32_t n, cap;   /* atomics: records in / room of the open chunk (cap 0: none) */
+    uint32_t key;      /* tidx | win << 8 of the open chunk; CQ_NOKEY when none */
+    uint64_t *disp;
+    unsigned char *opnd;
+    cq_chunk_t *ch;
+} cq_slot_t;
+#define CQ_NOKEY 0xffffffffu
+
+#define CQ_MAGIC_LIVE 0x7175657565434f4dULL
+#define CQ_MAGIC_DEAD 0x646561647175657eULL
+
+struct shmem_queue_s {
+    uint64_t magic;
+    uint64_t id;
+    int shared;
+    int path;      /* CQ_PATH_* for atomics and small puts */
+    int combine;
+    int timed;     /* timeout_flush >= 0 */
+    uint32_t opmask; /* bit per allowed shmem_op_type_t */
+    int n_pes, me;
+    double timeout;
+    double t_oldest; /* push time of the oldest buffered op (timed queues) */
+    uint64_t max_elems;
+    uint64_t outstanding; /* buffered + issued, not yet known complete */
+    uint64_t n_buffered;
+    uint64_t n_rma_issued;
+    uint64_t n_am_issued;
+    uint32_t pctr;
+    int rma_dirty[2];
+    cq_slot_t *slots;         /* [pe * CQ_NSLOTS + slot] */
+    unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
+    cq_chunk_t *free_chunks;
+    cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
+    cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
+    uint64_t n_chunks;
+    /* scratch for datatypes and combining, sized for one chunk */
+    int *lens;
+    MPI_Aint *tdisp, *odisp;
+    uint32_t *hash;
+    uint32_t *hstamp;
+    uint32_t hgen;
+    uint32_t hmask;
+    MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
+    cq_msghdr_t *fhdr;  /* flush request headers, per PE */
+    int *fpe;
+    shmemx_queue_stats_t st;
+    pthread_mutex_t lock;
+    struct shmem_queue_s *next_dead;
+};
+
+/* ---- globals (comm_queue.c / am.c) ---- */
+extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every PE) */
+extern int cq_atomic_apply;   /* apply AM atomics with __atomic (THREAD_MULTIPLE) */
+extern const unsigned char cq_esize[CQ_NTYPES + 1];
+extern uint32_t cq_type_ops_rw[CQ_NTYPES + 1]; /* bit per op allowed for the type */
+extern const unsigned char cq_op_slot[8];
+extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-endian) bytes */
+
+/* AM engine (am.c) */
+void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
+void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
+uint32_t cq_am_token(void);
+int cq_am_ready(void);
+
+/* slow paths (comm_queue.c) */
+int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                    size_t nelems, int pe, int op, int tidx);
+
+static inline int cq_xlate(const void *addr, size_t len, int pe, int *win, uint64_t *disp)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t off = a - (uintptr_t)shmemi.heap_base;
+    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off)) {
+        *win = 0;
+        *disp = (uint64_t)off + (uint64_t)shmemi.heap_adj[pe];
+        return 0;
+    }
+    off = a - (uintptr_t)shmemi.data_base;
+    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
+        *win = 1;
+        *disp = (uint64_t)off;
+        return 0;
+    }
+    return -1;
+}
+
+/* The push fast path: one element, an open chunk with room, no locking or timers.
+ * Everything else (errors included) goes to cq_push_general, which re-checks. */
+static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                          size_t nelems, int pe, int op, int tidx, size_t esize)
+{
+    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && nelems == 1 &&
+                      (unsigned)op < 8 && (q->opmask & cq_type_ops_rw[tidx] & (1u << op)) &&
+                      !q->shared && !q->timed && (unsigned)pe < (unsigned)q->n_pes &&
+                      q->outstanding < q->max_elems && op != SHMEM_OP_PUT &&
+                      op != SHMEM_OP_GET && (src != NULL || op == SHMEM_OP_ATOMIC_INC))) {
+        int win;
+        uint64_t disp;
+        if (SHMEMI_LIKELY(cq_xlate(dest, esize, pe, &win, &disp) == 0)) {
+            int slot = cq_op_slot[op];
+            if (pe == q->me && q->path == CQ_PATH_AM) {
+                /* Self target: applied at once, as the target would apply it. */
+                cq_apply_one(slot, (int)esize, win, disp, op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one : src);
+                q->st.ops_pushed++;
+                return 0;
+            }
+            cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+            if (SHMEMI_LIKELY(s->key == ((uint32_t)tidx | ((uint32_t)win << 8)) && s->n < s->cap)) {
+                uint32_t n = s->n++;
+                s->disp[n] = disp;
+                if (op == SHMEM_OP_ATOMIC_INC) {
+                    memcpy(s->opnd + (size_t)n * esize, cq_one, esize);
+                } else {
+                    memcpy(s->opnd + (size_t)n * esize, src, esize);
+                }
+                q->outstanding++;
+                q->n_buffered++;
+                q->st.ops_pushed++;
+                return 0;
+            }
+        }
+    }
+    return cq_push_general(q, routine, dest, src, nelems, pe, op, tidx);
+}
+
+#endif

@@ -1,0 +1,781 @@
+/*
+ * data_queue.c: OpenSHMEM data queues over MPI collectives (docs/data_queues.md).
+ *
+ * Push and pop are local memcpy's into per-peer rooms. A flush is three steps on a
+ * private dup of the team's communicator, all nonblocking so that a waiting PE keeps
+ * progressing everything else:
+ *   1. MPI_Ialltoall of {outgoing bytes to q, free incoming bytes for q} per peer:
+ *      both ends of every pair then compute the same amount to move;
+ *   2. MPI_Iallreduce(MAX) of {overflow, rounds needed}, started together with
+ *   3. one MPI_Ialltoallv straight from the outgoing rooms into the incoming rooms
+ *      (MPI_Ialltoallv_c, or rounds of MPI_Ialltoallw, when counts exceed int).
+ * The background flush of shmem_queue_data_progress runs the same steps, one test per
+ * call. Because PEs may call progress different numbers of times, the global flush
+ * and destroy first agree (on a second communicator) on how many flushes were
+ * started and let every PE catch up, so the collectives always match.
+ */
+#include "data_queue.h"
+#include <hwloc.h>
+#include <limits.h>
+#include <sched.h>
+
+static uint64_t next_queue_id; /* atomically incremented */
+
+/* ---- locking (SHMEM_QUEUE_SHARED only) ---- */
+static inline void dq_lock(struct shmemi_dataq *q)
+{
+    if (q->shared)
+        pthread_mutex_lock(&q->lock);
+}
+static inline void dq_unlock(struct shmemi_dataq *q)
+{
+    if (q->shared)
+        pthread_mutex_unlock(&q->lock);
+}
+
+/* Handle check for every routine: NULL -> ARG; not a live data queue (a comm queue,
+ * a destroyed queue) -> STATE. */
+static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+{
+    if (SHMEMI_UNLIKELY(queue == NULL)) {
+        shmemi_debug(routine, "queue is NULL");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (SHMEMI_UNLIKELY(!shmemi_is_dataq(queue))) {
+        shmemi_debug(routine, "not a live data queue (destroyed, or a communication queue)");
+        return SHMEM_QUEUE_ERR_STATE;
+    }
+    if (SHMEMI_UNLIKELY(!shmemi.initialized)) {
+        shmemi_debug(routine, "OpenSHMEM is not initialized");
+        return SHMEM_QUEUE_ERR_STATE;
+    }
+    *out = (struct shmemi_dataq *)(void *)queue;
+    return 0;
+}
+
+static int dq_mpi_err(const char *routine, const char *call, int rc)
+{
+    char err[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, err, &len) != MPI_SUCCESS)
+        snprintf(err, sizeof err, "MPI error %d", rc);
+    shmemi_debug(routine, "%s failed: %s", call, err);
+    return SHMEM_QUEUE_ERR_MPI;
+}
+
+/* ---- default room from the cache size ---- */
+static size_t cache_bytes;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+
+static void read_cache_size(void)
+{
+    hwloc_topology_t topo;
+    size_t sz = 0;
+    if (hwloc_topology_init(&topo) == 0) {
+        if (hwloc_topology_load(topo) == 0) {
+            /* L2 first (per core: the outgoing rooms are written by this core); else the
+             * last level cache there is. */
+            static const hwloc_obj_type_t order[] = {HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
+                                                     HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L1CACHE};
+            for (size_t i = 0; i < sizeof order / sizeof order[0] && sz == 0; i++) {
+                hwloc_obj_t o = hwloc_get_obj_by_type(topo, order[i], 0);
+                if (o && o->attr)
+                    sz = (size_t)o->attr->cache.size;
+            }
+        }
+        hwloc_topology_destroy(topo);
+    }
+    cache_bytes = sz ? sz : (size_t)1 << 20;
+}
+
+/* Default bytes per peer: outgoing + incoming rooms of all peers together fill the
+ * cache, but never less than 4 KiB per peer. Multiple of elem, at least one elem. */
+static size_t default_room(size_t elem, int npes)
+{
+    pthread_once(&cache_once, read_cache_size);
+    size_t r = cache_bytes / (2 * (size_t)npes);
+    if (r < 4096)
+        r = 4096;
+    r -= r % elem;
+    return r ? r : elem;
+}
+
+/* ---- flush engine ---- */
+
+/* Snapshot and start a flush: compact incoming rooms, exchange {out, free} per peer. */
+static int flush_start(struct shmemi_dataq *q, int bg)
+{
+    dq_lock(q);
+    for (int p = 0; p < q->npes; p++) {
+        char *base = q->in + (size_t)p * q->room;
+        if (q->in_head[p]) {
+            memmove(base, base + q->in_head[p], q->in_len[p]);
+            q->in_head[p] = 0;
+        }
+        q->xmine[2 * p] = q->out_len[p];
+        q->xmine[2 * p + 1] = q->room - q->in_len[p];
+    }
+    dq_unlock(q);
+    q->started++;
+    q->bg = bg;
+    q->nreq = 1;
+    q->phase = SHMEMI_DATAQ_COUNTS;
+    int rc = MPI_Ialltoall(q->xmine, 2, MPI_UINT64_T, q->xpeer, 2, MPI_UINT64_T, q->comm,
+                           &q->req[0]);
+    if (rc != MPI_SUCCESS) {
+        q->phase = SHMEMI_DATAQ_IDLE;
+        q->nreq = 0;
+        return dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoall", rc);
+    }
+    return 0;
+}
+
+/* One round of the big-count fallback: pair (me, p) moves bytes [r*chunk, (r+1)*chunk)
+ * of its amount, described by an hindexed type so no displacement must fit in int. */
+static int start_round(struct shmemi_dataq *q)
+{
+    int n = q->npes;
+    int *cnt = (int *)q->vbuf;         /* 2n: send counts, recv counts (all 1 or 0) */
+    int *dsp = cnt + 2 * n;            /* 2n: zeros */
+    MPI_Datatype *ty = (MPI_Datatype *)(void *)(dsp + 2 * n); /* 2n */
+    size_t off = (size_t)q->round * q->chunk;
+    for (int p = 0; p < n; p++) {
+        for (int dir = 0; dir < 2; dir++) {
+            size_t amount = dir == 0 ? q->send[p] : q->recv[p];
+            size_t len = amount > off ? amount - off : 0;
+            if (len > q->chunk)
+                len = q->chunk;
+            int i = dir * n + p;
+            dsp[i] = 0;
+            if (len == 0) {
+                cnt[i] = 0;
+                ty[i] = MPI_BYTE;
+                continue;
+            }
+            int blen = (int)len;
+            MPI_Aint d = dir == 0 ? (MPI_Aint)((size_t)p * q->room + off)
+                                  : (MPI_Aint)((size_t)p * q->room + q->rdisp[p] + off);
+            MPI_Type_create_hindexed(1, &blen, &d, MPI_BYTE, &ty[i]);
+            MPI_Type_commit(&ty[i]);
+            cnt[i] = 1;
+        }
+    }
+    int rc = MPI_Ialltoallw(q->out, cnt, dsp, ty, q->in, cnt + n, dsp + n, ty + n, q->comm,
+                            &q->req[0]);
+    q->nreq = 1;
+    q->stats.bursts++;
+    return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallw", rc);
+}
+
+static void free_round_types(struct shmemi_dataq *q)
+{
+    int n = q->npes;
+    MPI_Datatype *ty = (MPI_Datatype *)(void *)((int *)q->vbuf + 4 * n);
+    for (int i = 0; i < 2 * n; i++)
+        if (ty[i] != MPI_BYTE && ty[i] != MPI_DATATYPE_NULL)
+            MPI_Type_free(&ty[i]);
+}
+
+static int start_payload(struct shmemi_dataq *q)
+{
+    int n = q->npes, rc;
+    q->stats.bursts++;
+    if (q->xfer == SHMEMI_DATAQ_XFER_V) {
+        int *v = (int *)q->vbuf;
+        for (int p = 0; p < n; p++) {
+            v[p] = (int)q->send[p];
+            v[n + p] = (int)((size_t)p * q->room);
+            v[2 * n + p] = (int)q->recv[p];
+            v[3 * n + p] = (int)((size_t)p * q->room + q->rdisp[p]);
+        }
+        rc = MPI_Ialltoallv(q->out, v, v + n, MPI_BYTE, q->in, v + 2 * n, v + 3 * n, MPI_BYTE,
+                            q->comm, &q->req[1]);
+        return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
+    }
+#if MPI_VERSION >= 4
+    MPI_Count *c = (MPI_Count *)q->vbuf;
+    MPI_Aint *d = (MPI_Aint *)(void *)(c + 2 * n);
+    for (int p = 0; p < n; p++) {
+        c[p] = (MPI_Count)q->send[p];
+        c[n + p] = (MPI_Count)q->recv[p];
+        d[p] = (MPI_Aint)((size_t)p * q->room);
+        d[n + p] = (MPI_Aint)((size_t)p * q->room + q->rdisp[p]);
+    }
+    rc = MPI_Ialltoallv_c(q->out, c, d, MPI_BYTE, q->in, c + n, d + n, MPI_BYTE, q->comm,
+                          &q->req[1]);
+    return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
+#else
+    return dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
+#endif
+}
+
+/* Apply a completed exchange: drop what was sent (keep the rest in order at the
+ * front), make what arrived visible. */
+static void flush_finish(struct shmemi_dataq *q)
+{
+    dq_lock(q);
+    for (int p = 0; p < q->npes; p++) {
+        size_t s = q->send[p];
+        if (s) {
+            char *base = q->out + (size_t)p * q->room;
+            memmove(base, base + s, q->out_len[p] - s);
+            q->out_len[p] -= s;
+            q->stats.bytes += s;
+        }
+        q->in_len[p] += q->recv[p];
+    }
+    q->stats.flushes++;
+    dq_unlock(q);
+    q->last_rc = q->agree_out[0] ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
+    q->phase = SHMEMI_DATAQ_IDLE;
+}
+
+/* Move the flush to its next phase once its requests are complete. */
+static int flush_advance(struct shmemi_dataq *q)
+{
+    int rc = 0;
+    switch (q->phase) {
+    case SHMEMI_DATAQ_COUNTS: {
+        uint64_t overflow = 0, maxb = 0;
+        for (int p = 0; p < q->npes; p++) {
+            uint64_t mine_out = q->xmine[2 * p], mine_free = q->xmine[2 * p + 1];
+            uint64_t peer_out = q->xpeer[2 * p], peer_free = q->xpeer[2 * p + 1];
+            q->send[p] = (size_t)(mine_out < peer_free ? mine_out : peer_free);
+            q->recv[p] = (size_t)(peer_out < mine_free ? peer_out : mine_free);
+            q->rdisp[p] = q->room - (size_t)mine_free; /* incoming was compacted at start */
+            if (q->send[p] < mine_out || q->recv[p] < peer_out)
+                overflow = 1;
+            if (q->send[p] > maxb)
+                maxb = q->send[p];
+            if (q->recv[p] > maxb)
+                maxb = q->recv[p];
+        }
+        q->agree_in[0] = overflow;
+        q->agree_in[1] = (maxb + q->chunk - 1) / q->chunk;
+        rc = MPI_Iallreduce(q->agree_in, q->agree_out, 2, MPI_UINT64_T, MPI_MAX, q->comm,
+                            &q->req[0]);
+        if (rc != MPI_SUCCESS)
+            return dq_mpi_err("shmem_queue_global_flush", "MPI_Iallreduce", rc);
+        q->nreq = 1;
+        q->phase = SHMEMI_DATAQ_AGREE;
+        if (q->xfer != SHMEMI_DATAQ_XFER_ROUNDS) {
+            if ((rc = start_payload(q)) != 0)
+                return rc;
+            q->nreq = 2;
+        }
+        return 0;
+    }
+    case SHMEMI_DATAQ_AGREE:
+        if (q->xfer == SHMEMI_DATAQ_XFER_ROUNDS && q->agree_out[1] > 0) {
+            q->nrounds = q->agree_out[1];
+            q->round = 0;
+            q->phase = SHMEMI_DATAQ_MOVE;
+            return start_round(q);
+        }
+        flush_finish(q);
+        return 0;
+    case SHMEMI_DATAQ_MOVE:
+        free_round_types(q);
+        if (++q->round < q->nrounds)
+            return start_round(q);
+        flush_finish(q);
+        return 0;
+    default:
+        return 0;
+    }
+}
+
+/* Advance the flush in flight. block: wait for each step (progressing everything
+ * else meanwhile); otherwise test once per step. Returns 1 when idle, 0 when still in
+ * flight, or an error (the flush is abandoned: the queue is then unusable). */
+static int flush_step(struct shmemi_dataq *q, int block)
+{
+    while (q->phase != SHMEMI_DATAQ_IDLE) {
+        int rc;
+        if (block) {
+            for (int i = 0; i < q->nreq; i++)
+                if ((rc = shmemi_wait_request(&q->req[i])) != MPI_SUCCESS)
+                    return dq_mpi_err("shmem_queue_global_flush", "MPI_Wait", rc);
+        } else {
+            int all = 1;
+            for (int i = 0; i < q->nreq; i++) {
+                int done = 0;
+                rc = MPI_Test(&q->req[i], &done, MPI_STATUS_IGNORE);
+                if (rc != MPI_SUCCESS)
+                    return dq_mpi_err("shmem_queue_data_progress", "MPI_Test", rc);
+                all &= done;
+            }
+            if (!all)
+                return 0;
+        }
+        q->nreq = 0;
+        if ((rc = flush_advance(q)) != 0) {
+            q->phase = SHMEMI_DATAQ_IDLE;
+            return rc;
+        }
+    }
+    return 1;
+}
+
+/* Before a blocking collective step: agree on the number of flushes every PE started
+ * (progress may have started one more on some PEs), finish ours, catch up. Runs on
+ * q->ctrl so it never mixes with a flush's collectives in flight on q->comm. */
+static int dataq_sync(struct shmemi_dataq *q, const char *routine)
+{
+    uint64_t mine = q->started, most = 0;
+    MPI_Request req;
+    int rc = MPI_Iallreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, q->ctrl, &req);
+    if (rc == MPI_SUCCESS)
+        rc = shmemi_wait_request(&req);
+    if (rc != MPI_SUCCESS)
+        return dq_mpi_err(routine, "MPI_Iallreduce", rc);
+    for (;;) {
+        int r = flush_step(q, 1);
+        if (r < 0)
+            return r;
+        if (q->started >= most)
+            return 0;
+        if ((r = flush_start(q, 0)) != 0)
+            return r;
+    }
+}
+
+/* ---- public routines ---- */
+
+int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
+                            shmem_team_t team)
+{
+    static const char *routine = "shmem_queue_data_create";
+    if (!shmemi.initialized) {
+        shmemi_debug(routine, "OpenSHMEM is not initialized");
+        return SHMEM_QUEUE_ERR_STATE;
+    }
+    /* Without a usable team there is no collective to take part in: fail alone. */
+    if (team == SHMEM_TEAM_INVALID || team->comm == MPI_COMM_NULL || team->my_pe < 0) {
+        shmemi_debug(routine, "invalid team, or this PE is not a member");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* Other argument errors still join the collective steps so every PE fails alike. */
+    int local = 0;
+    size_t elem = 1, room = 0;
+    uint64_t maxb = 0;
+    int npes = team->n_pes;
+    if (queue == NULL || qconfig == NULL) {
+        shmemi_debug(routine, "queue or config is NULL");
+        local = SHMEM_QUEUE_ERR_ARG;
+    } else if (qconfig->qtype != SHMEM_QUEUE_DATA) {
+        shmemi_debug(routine, "config qtype is not SHMEM_QUEUE_DATA");
+        local = SHMEM_QUEUE_ERR_ARG;
+    } else if (qconfig->thread_model != SHMEM_QUEUE_EXCLUSIVE &&
+               qconfig->thread_model != SHMEM_QUEUE_SHARED) {
+        shmemi_debug(routine, "bad thread_model %d", (int)qconfig->thread_model);
+        local = SHMEM_QUEUE_ERR_ARG;
+    } else if (qconfig->thread_model == SHMEM_QUEUE_SHARED &&
+               shmemi.thread_level < SHMEM_THREAD_MULTIPLE) {
+        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
+        local = SHMEM_QUEUE_ERR_THREAD;
+    } else {
+        elem = qconfig->data_elem_size ? qconfig->data_elem_size : 1;
+        maxb = qconfig->max_bytes;
+        if (maxb > SIZE_MAX) {
+            local = SHMEM_QUEUE_ERR_ARG;
+        } else if (maxb) {
+            room = (size_t)maxb - (size_t)maxb % elem; /* whole elements only */
+            if (room == 0) {
+                shmemi_debug(routine, "max_bytes %llu is smaller than one element (%zu bytes)",
+                             (unsigned long long)maxb, elem);
+                local = SHMEM_QUEUE_ERR_ARG;
+            }
+        } else {
+            room = default_room(elem, npes);
+        }
+        if (!local && room > SIZE_MAX / 2 / (size_t)npes) {
+            shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", room, npes);
+            local = SHMEM_QUEUE_ERR_ARG;
+        }
+    }
+
+    /* Transfer mode and chunk (test knobs; every PE must use the same). */
+    int xfer = SHMEMI_DATAQ_XFER_AUTO;
+    const char *xs = getenv("SHMEMQ_DATAQ_XFER");
+    if (xs && !strcmp(xs, "v"))
+        xfer = SHMEMI_DATAQ_XFER_V;
+    else if (xs && !strcmp(xs, "c"))
+        xfer = SHMEMI_DATAQ_XFER_C;
+    else if (xs && !strcmp(xs, "rounds"))
+        xfer = SHMEMI_DATAQ_XFER_ROUNDS;
+    size_t chunk = SHMEMI_MAX_MPI_COUNT;
+    const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
+    if (cs && (shmemi_parse_size(cs, &chunk) != 0 || chunk == 0 || chunk > INT_MAX))
+        chunk = SHMEMI_MAX_MPI_COUNT;
+
+    struct shmemi_dataq *q = NULL;
+    if (!local) {
+        size_t n = (size_t)npes;
+        q = calloc(1, sizeof *q);
+        if (q) {
+            q->out = malloc(n * room);
+            q->in = malloc(n * room);
+            q->out_len = calloc(n, sizeof(size_t));
+            q->in_head = calloc(n, sizeof(size_t));
+            q->in_len = calloc(n, sizeof(size_t));
+            q->send = calloc(n, sizeof(size_t));
+            q->recv = calloc(n, sizeof(size_t));
+            q->rdisp = calloc(n, sizeof(size_t));
+            q->xmine = calloc(2 * n, sizeof(uint64_t));
+            q->xpeer = calloc(2 * n, sizeof(uint64_t));
+            /* big enough for every mode: 4n ints + 2n types, or 2n counts + 2n displs */
+            size_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
+            size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
+            q->vbuf = calloc(1, vb > vc ? vb : vc);
+        }
+        if (!q || !q->out || !q->in || !q->out_len || !q->in_head || !q->in_len || !q->send ||
+            !q->recv || !q->rdisp || !q->xmine || !q->xpeer || !q->vbuf) {
+            shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, room);
+            local = SHMEM_QUEUE_ERR_NOMEM;
+        }
+    }
+
+    /* Collective part: two private communicators, then agreement on the config. */
+    MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
+    MPI_Request reqs[2];
+    int mrc = MPI_Comm_idup(team->comm, &comm, &reqs[0]);
+    if (mrc == MPI_SUCCESS)
+        mrc = MPI_Comm_idup(team->comm, &ctrl, &reqs[1]);
+    if (mrc == MPI_SUCCESS)
+        mrc = shmemi_wait_request(&reqs[0]);
+    if (mrc == MPI_SUCCESS)
+        mrc = shmemi_wait_request(&reqs[1]);
+    /* MAX of v and of ~v gives max and min in one reduction. */
+    uint64_t a[12] = {local == SHMEM_QUEUE_ERR_NOMEM, local && local != SHMEM_QUEUE_ERR_NOMEM,
+                      elem, ~(uint64_t)elem, maxb, ~maxb, (uint64_t)xfer, ~(uint64_t)xfer,
+                      chunk, ~(uint64_t)chunk, room, ~(uint64_t)room};
+    uint64_t g[12];
+    if (mrc == MPI_SUCCESS) {
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+        MPI_Comm_set_errhandler(ctrl, MPI_ERRORS_RETURN);
+        MPI_Request r;
+        mrc = MPI_Iallreduce(a, g, 12, MPI_UINT64_T, MPI_MAX, ctrl, &r);
+        if (mrc == MPI_SUCCESS)
+            mrc = shmemi_wait_request(&r);
+    }
+    int rc = local;
+    if (mrc != MPI_SUCCESS) {
+        rc = dq_mpi_err(routine, "MPI_Comm_idup/MPI_Iallreduce", mrc);
+    } else if (!rc) {
+        if (g[1] || g[2] != ~g[3] || g[4] != ~g[5] || g[6] != ~g[7] || g[8] != ~g[9]) {
+            shmemi_debug(routine, "the PEs of the team disagree on the config (or one has a bad one)");
+            rc = SHMEM_QUEUE_ERR_ARG;
+        } else if (g[0]) {
+            rc = SHMEM_QUEUE_ERR_NOMEM;
+        }
+    }
+    if (rc) {
+        if (comm != MPI_COMM_NULL)
+            MPI_Comm_free(&comm);
+        if (ctrl != MPI_COMM_NULL)
+            MPI_Comm_free(&ctrl);
+        if (q) {
+            free(q->out), free(q->in), free(q->out_len), free(q->in_head), free(q->in_len);
+            free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
+            free(q->vbuf);
+            free(q);
+        }
+        return rc;
+    }
+
+    /* The largest room on any PE decides whether int counts and displacements do. */
+    size_t maxroom = (size_t)g[10];
+    int fits_int = maxroom <= (size_t)INT_MAX / (size_t)npes;
+    if (xfer == SHMEMI_DATAQ_XFER_V && !fits_int)
+        xfer = SHMEMI_DATAQ_XFER_AUTO;
+#if MPI_VERSION < 4
+    if (xfer == SHMEMI_DATAQ_XFER_C)
+        xfer = SHMEMI_DATAQ_XFER_ROUNDS;
+#endif
+    if (xfer == SHMEMI_DATAQ_XFER_AUTO) {
+#if MPI_VERSION >= 4
+        xfer = fits_int ? SHMEMI_DATAQ_XFER_V : SHMEMI_DATAQ_XFER_C;
+#else
+        xfer = fits_int ? SHMEMI_DATAQ_XFER_V : SHMEMI_DATAQ_XFER_ROUNDS;
+#endif
+    }
+
+    q->shared = qconfig->thread_model == SHMEM_QUEUE_SHARED;
+    pthread_mutex_init(&q->lock, NULL);
+    q->queue_id = SHMEMI_DATAQ_ID_BIT | __atomic_add_fetch(&next_queue_id, 1, __ATOMIC_RELAXED);
+    q->team = team;
+    q->comm = comm;
+    q->ctrl = ctrl;
+    q->npes = npes;
+    q->me = team->my_pe;
+    q->elem = elem;
+    q->room = room;
+    q->xfer = xfer;
+    q->chunk = chunk;
+    q->phase = SHMEMI_DATAQ_IDLE;
+    __atomic_store_n(&q->magic, SHMEMI_DATAQ_MAGIC, __ATOMIC_RELEASE);
+    *queue = (shmem_queue_t)(void *)q;
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_create)
+
+int shmem_queue_data_push(shmem_queue_t queue, const void *src, size_t nelems, int pe)
+{
+    static const char *routine = "shmem_queue_data_push";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(pe < 0 || pe >= q->npes)) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (SHMEMI_UNLIKELY(nelems == 0))
+        return 0;
+    /* More than the whole room can never fit: refusing with FULL would loop forever. */
+    if (SHMEMI_UNLIKELY(src == NULL || nelems > q->room / q->elem)) {
+        shmemi_debug(routine, src ? "%zu elements exceed max_bytes" : "src is NULL", nelems);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t bytes = nelems * q->elem;
+    dq_lock(q);
+    size_t len = q->out_len[pe];
+    if (SHMEMI_UNLIKELY(bytes > q->room - len)) {
+        q->stats.full_returns++;
+        dq_unlock(q);
+        return SHMEM_QUEUE_ERR_FULL;
+    }
+    memcpy(q->out + (size_t)pe * q->room + len, src, bytes);
+    q->out_len[pe] = len + bytes;
+    q->stats.ops_pushed += nelems;
+    dq_unlock(q);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_push)
+
+/* Take bytes from source p (caller holds the lock and checked availability). */
+static inline void take(struct shmemi_dataq *q, int p, char *dest, size_t bytes)
+{
+    memcpy(dest, q->in + (size_t)p * q->room + q->in_head[p], bytes);
+    q->in_len[p] -= bytes;
+    /* Reset to the front when empty, unless an exchange is landing behind the data. */
+    if (q->in_len[p] == 0 && q->phase == SHMEMI_DATAQ_IDLE)
+        q->in_head[p] = 0;
+    else
+        q->in_head[p] += bytes;
+}
+
+int shmem_queue_data_pop(shmem_queue_t queue, void *dest, size_t nelems, int pe)
+{
+    static const char *routine = "shmem_queue_data_pop";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (SHMEMI_UNLIKELY(rc))
+        return rc;
+    if (SHMEMI_UNLIKELY(pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->npes))) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (SHMEMI_UNLIKELY(nelems == 0))
+        return 0;
+    if (SHMEMI_UNLIKELY(dest == NULL || nelems > SIZE_MAX / q->elem)) {
+        shmemi_debug(routine, dest ? "%zu elements overflow size_t" : "dest is NULL", nelems);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t bytes = nelems * q->elem;
+    dq_lock(q);
+    if (pe != SHMEM_QUEUE_ANY_PE) {
+        if (q->in_len[pe] < bytes) {
+            dq_unlock(q);
+            return SHMEM_QUEUE_ERR_EMPTY;
+        }
+        take(q, pe, (char *)dest, bytes);
+    } else {
+        size_t total = 0;
+        for (int p = 0; p < q->npes && total < bytes; p++)
+            total += q->in_len[p];
+        if (total < bytes) {
+            dq_unlock(q);
+            return SHMEM_QUEUE_ERR_EMPTY;
+        }
+        char *d = (char *)dest;
+        for (int p = 0; p < q->npes && bytes; p++) {
+            size_t b = q->in_len[p] < bytes ? q->in_len[p] : bytes;
+            if (b) {
+                take(q, p, d, b);
+                d += b;
+                bytes -= b;
+            }
+        }
+    }
+    dq_unlock(q);
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_pop)
+
+int shmem_queue_global_flush(shmem_queue_t queue)
+{
+    static const char *routine = "shmem_queue_global_flush";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (rc)
+        return rc;
+    /* Finish a background flush (and let PEs that started fewer catch up), then one
+     * flush of everything pushed until now; its agreed status is the result. */
+    if ((rc = dataq_sync(q, routine)) != 0)
+        return rc;
+    if ((rc = flush_start(q, 0)) != 0)
+        return rc;
+    rc = flush_step(q, 1);
+    return rc < 0 ? rc : q->last_rc;
+}
+SHMEMI_PROFILE(shmem_queue_global_flush)
+
+int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
+{
+    static const char *routine = "shmem_queue_data_progress";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (rc)
+        return rc;
+    if (team != q->team) {
+        shmemi_debug(routine, "team is not the team the queue was created over");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* Idle: start a background flush. In flight: test it, never start another in the
+     * same call. The call that sees it complete returns its status. */
+    if (q->phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 1)) != 0)
+        return rc;
+    rc = flush_step(q, 0);
+    if (rc < 0)
+        return rc;
+    return rc == 1 ? q->last_rc : 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_progress)
+
+int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoing, int pe)
+{
+    static const char *routine = "shmem_query_data_size";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (rc)
+        return rc;
+    if (incoming == NULL || outgoing == NULL) {
+        shmemi_debug(routine, "incoming or outgoing is NULL");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->npes)) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t in = 0, out = 0;
+    dq_lock(q);
+    for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
+         p < (pe == SHMEM_QUEUE_ANY_PE ? q->npes : pe + 1); p++) {
+        in += q->in_len[p];
+        out += q->out_len[p];
+    }
+    dq_unlock(q);
+    *incoming = in;
+    *outgoing = out;
+    return 0;
+}
+SHMEMI_PROFILE(shmem_query_data_size)
+
+int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
+{
+    static const char *routine = "shmem_query_attr";
+    struct shmemi_dataq *q;
+    int rc = dq_get(routine, queue, &q);
+    if (rc)
+        return rc;
+    if (attr == NULL) {
+        shmemi_debug(routine, "attr is NULL");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t out = 0;
+    dq_lock(q);
+    for (int p = 0; p < q->npes; p++)
+        out += q->out_len[p];
+    dq_unlock(q);
+    attr->queue_id = q->queue_id;
+    attr->outstanding_elems = out / q->elem; /* pushed, not yet moved by a flush */
+    attr->available_elems = ((size_t)q->npes * q->room - out) / q->elem;
+    return 0;
+}
+
+int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
+{
+    static const char *routine = "shmem_query_size";
+    shmem_queue_attr_t a;
+    if (size == NULL) {
+        shmemi_debug(routine, "size is NULL");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    int rc = shmemi_dataq_query_attr(queue, &a);
+    if (rc == 0)
+        *size = (size_t)a.outstanding_elems;
+    return rc;
+}
+
+int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
+{
+    struct shmemi_dataq *q;
+    int rc = dq_get("shmemx_queue_stats", queue, &q);
+    if (rc)
+        return rc;
+    if (stats == NULL)
+        return SHMEM_QUEUE_ERR_ARG;
+    dq_lock(q);
+    *stats = q->stats;
+    dq_unlock(q);
+    return 0;
+}
+
+int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
+{
+    static const char *routine = "shmem_queue_data_destroy";
+    struct shmemi_dataq *q;
+    if (queue == NULL) {
+        shmemi_debug(routine, "queue is NULL");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    int rc = dq_get(routine, *queue, &q);
+    if (rc)
+        return rc;
+    if (team != q->team) {
+        shmemi_debug(routine, "team is not the team the queue was created over");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* Complete any background flush on every PE, so no collective is left pending. */
+    int src = dataq_sync(q, routine);
+    size_t left = 0;
+    for (int p = 0; p < q->npes; p++)
+        left += q->out_len[p] + q->in_len[p];
+    if (shmemi_env_bool("SHMEMQ_STATS", 0))
+        fprintf(stderr,
+                "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
+                "sent, %llu flushes, %llu full\n",
+                shmemi.my_pe, (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT),
+                (unsigned long long)q->stats.ops_pushed, (unsigned long long)q->stats.bursts,
+                (unsigned long long)q->stats.bytes, (unsigned long long)q->stats.flushes,
+                (unsigned long long)q->stats.full_returns);
+    __atomic_store_n(&q->magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
+    MPI_Comm_free(&q->comm);
+    MPI_Comm_free(&q->ctrl);
+    pthread_mutex_destroy(&q->lock);
+    free(q->out), free(q->in), free(q->out_len), free(q->in_head), free(q->in_len);
+    free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
+    free(q->vbuf);
+    free(q);
+    *queue = NULL;
+    if (src)
+        return src;
+    if (left) {
+        shmemi_debug(routine, "%zu bytes were still queued and are dropped", left);
+        return SHMEM_QUEUE_ERR_DATALOSS;
+    }
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_destroy)

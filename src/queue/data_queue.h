@@ -1,0 +1,94 @@
+/*
+ * data_queue.h: data queues (collective over a team, exchanged with MPI_Alltoallv).
+ *
+ * The handle (shmem_queue_t) of a data queue points at a struct shmemi_dataq whose
+ * first member is a uint32_t magic: SHMEMI_DATAQ_MAGIC while the queue is live. The
+ * comm-queue code owns struct shmem_queue_s and the public shmem_query_attr /
+ * shmem_query_size; it dispatches to shmemi_dataq_query_attr/_size when the first
+ * uint32 of the handle is SHMEMI_DATAQ_MAGIC.
+ *
+ * Layout (docs/data_queues.md): per peer `room` bytes of outgoing and `room` bytes of
+ * incoming space, each kind one contiguous peer-major array, so one MPI_Alltoallv
+ * moves bytes straight from `out` into `in`.
+ */
+#ifndef SHMEMI_DATA_QUEUE_H
+#define SHMEMI_DATA_QUEUE_H
+
+#include "shmemi.h"
+#include <pthread.h>
+
+#define SHMEMI_DATAQ_MAGIC 0x44415451u /* 'DATQ': a live data queue */
+#define SHMEMI_DATAQ_DEAD 0x64656164u  /* 'dead': destroyed (until the memory is reused) */
+
+/* Data-queue ids have the top bit set so they never equal a comm-queue id. */
+#define SHMEMI_DATAQ_ID_BIT ((uint64_t)1 << 63)
+
+/* How the payload exchange is issued (SHMEMQ_DATAQ_XFER; tests force each one). */
+enum shmemi_dataq_xfer {
+    SHMEMI_DATAQ_XFER_AUTO = 0, /* alltoallv when counts fit in int, else _c or rounds */
+    SHMEMI_DATAQ_XFER_V = 1,    /* MPI_Ialltoallv (int counts and displacements) */
+    SHMEMI_DATAQ_XFER_C = 2,    /* MPI_Ialltoallv_c (MPI >= 4) */
+    SHMEMI_DATAQ_XFER_ROUNDS = 3 /* MPI_Ialltoallw rounds of at most `chunk` bytes per pair */
+};
+
+/* Phases of a flush, shared by the blocking global flush and the background one. */
+enum shmemi_dataq_phase {
+    SHMEMI_DATAQ_IDLE = 0,
+    SHMEMI_DATAQ_COUNTS, /* Ialltoall of {outgoing bytes, free incoming bytes} per peer */
+    SHMEMI_DATAQ_AGREE,  /* Iallreduce {overflow, rounds} (+ Ialltoallv when not in rounds) */
+    SHMEMI_DATAQ_MOVE    /* rounds mode: one Ialltoallw per round */
+};
+
+struct shmemi_dataq {
+    uint32_t magic; /* MUST stay first: the comm-queue dispatch reads it */
+    uint32_t shared; /* SHMEM_QUEUE_SHARED: lock around every access */
+    uint64_t queue_id;
+    struct shmemq_team *team; /* the team given at create (progress/destroy check it) */
+    MPI_Comm comm;            /* dup of team->comm: every flush collective */
+    MPI_Comm ctrl;            /* another dup: catch-up agreement (see dataq_sync) */
+    int npes, me;
+    size_t elem; /* bytes per element */
+    size_t room; /* bytes per peer, outgoing and incoming; a multiple of elem */
+    int xfer;    /* enum shmemi_dataq_xfer resolved at create */
+    size_t chunk; /* rounds mode: most bytes one pair moves in one round */
+
+    char *out;       /* npes * room: out + p*room holds out_len[p] bytes for PE p */
+    char *in;        /* npes * room: from source p: in + p*room + in_head[p], in_len[p] bytes */
+    size_t *out_len;
+    size_t *in_head;
+    size_t *in_len;
+
+    /* the flush in flight (background or blocking) */
+    int phase;
+    int bg;                  /* started by shmem_queue_data_progress */
+    uint64_t started;        /* flushes started on comm (catch-up agreement) */
+    uint64_t *xmine;         /* 2*npes: per peer {outgoing bytes, free incoming bytes} */
+    uint64_t *xpeer;         /* 2*npes: the same, from each peer about me */
+    uint64_t agree_in[2], agree_out[2]; /* {overflow, rounds} */
+    size_t *send, *recv;     /* bytes of this flush per peer */
+    size_t *rdisp;           /* byte offset in in + p*room where this flush lands */
+    void *vbuf;              /* count/displacement arrays for the MPI call */
+    uint64_t round, nrounds;
+    MPI_Request req[2];
+    int nreq;
+    int last_rc;             /* result of the last completed flush */
+    int bg_done_rc;          /* a background flush finished: its status, reported once */
+    int bg_done;
+
+    pthread_mutex_t lock;
+    shmemx_queue_stats_t stats;
+};
+
+/* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
+ * handle is known to start with SHMEMI_DATAQ_MAGIC; attr/size are checked here. */
+int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
+int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size);
+int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
+
+/* 1 if the handle's first uint32 says "live data queue". */
+static inline int shmemi_is_dataq(shmem_queue_t queue)
+{
+    return queue != NULL && *(const uint32_t *)(const void *)queue == SHMEMI_DATAQ_MAGIC;
+}
+
+#endif /* SHMEMI_DATA_QUEUE_H */

@@ -1,0 +1,581 @@
+// test_commq.cc: communication queues (docs/queues.md): create/destroy and config
+// checks, every push type and op, FULL/progress/retry, flush = remote completion, GET,
+// use after destroy, many queues, SHARED queues with threads, timeouts, concurrent
+// queued atomics, both paths (SHMEMQ_COMM_PATH) and combining (SHMEMQ_COMBINE).
+#include <gtest/gtest.h>
+#include <shmem.h>
+#include <shmemx.h>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+#include "test_util.h"
+
+
+namespace {
+
+shmem_queue_config_t cfg(shmem_op_type_t op = SHMEM_OP_ANY, uint64_t max = 0,
+                         double timeout = SHMEM_QUEUE_MAX_TIMEOUT)
+{
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    c.qtype = SHMEM_QUEUE_COMM;
+    c.op_type = op;
+    c.max_elems = max;
+    c.timeout_flush = timeout;
+    c.pe_type = SHMEM_PE_ALL;
+    return c;
+}
+
+// Runs a test body once per (path, combine) setting.
+struct Mode {
+    const char *path;
+    const char *combine;
+};
+const Mode kModes[] = {{"rma", "0"}, {"am", "0"}, {"am", "1"}, {"rma", "1"}};
+
+void set_mode(const Mode &m)
+{
+    setenv("SHMEMQ_COMM_PATH", m.path, 1);
+    setenv("SHMEMQ_COMBINE", m.combine, 1);
+}
+
+} // namespace
+
+TEST(CommQueue, StrerrorNamesEveryCode)
+{
+    for (int rc = 0; rc >= -11; rc--) {
+        const char *s = shmemx_queue_strerror(rc);
+        ASSERT_NE(s, nullptr);
+        EXPECT_GT(std::strlen(s), 3u);
+        if (rc < 0) {
+            EXPECT_STRNE(s, "unknown queue error") << rc;
+        }
+    }
+    EXPECT_STREQ(shmemx_queue_strerror(-1000), "unknown queue error");
+}
+
+TEST(CommQueue, CreateDestroyAndConfigChecks)
+{
+    shmem_queue_t q = nullptr;
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    // zeroed config (qtype COMM = 0) is valid
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    ASSERT_NE(q, nullptr);
+    shmem_queue_attr_t a;
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    EXPECT_EQ(a.outstanding_elems, 0u);
+    EXPECT_GT(a.available_elems, 0u);
+    size_t sz = 99;
+    EXPECT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 0u);
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+
+    EXPECT_EQ(shmem_queue_comm_create(nullptr, &c), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_comm_create(&q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    struct {
+        void (*mod)(shmem_queue_config_t &);
+        int rc;
+    } bad[] = {
+        {[](shmem_queue_config_t &x) { x.qtype = SHMEM_QUEUE_DATA; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.qtype = (shmem_queue_type_t)7; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.thread_model = (shmem_queue_thread_t)3; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.op_type = (shmem_op_type_t)8; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.pe_type = (shmem_pe_type_t)2; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.timeout_flush = -2.0; }, SHMEM_QUEUE_ERR_ARG},
+        {[](shmem_queue_config_t &x) { x.timeout_flush = NAN; }, SHMEM_QUEUE_ERR_ARG},
+    };
+    for (auto &b : bad) {
+        shmem_queue_config_t x = cfg();
+        b.mod(x);
+        q = reinterpret_cast<shmem_queue_t>(0x1);
+        EXPECT_EQ(shmem_queue_comm_create(&q, &x), b.rc);
+        EXPECT_EQ(q, nullptr);
+    }
+    // NULL handles
+    EXPECT_EQ(shmem_queue_comm_destroy(nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_attr(nullptr, &a), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_size(nullptr, &sz), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_progress(nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_local_flush(nullptr), SHMEM_QUEUE_ERR_ARG);
+    shmemx_queue_stats_t st;
+    EXPECT_EQ(shmemx_queue_stats(nullptr, &st), SHMEM_QUEUE_ERR_ARG);
+    long x = 0;
+    EXPECT_EQ(shmem_long_queue_comm_push(nullptr, &x, &x, 1, 0, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ARG);
+}
+
+TEST(CommQueue, SharedQueueNeedsThreadMultiple)
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    shmem_queue_config_t c = cfg();
+    c.thread_model = SHMEM_QUEUE_SHARED;
+    shmem_queue_t q = nullptr;
+    int rc = shmem_queue_comm_create(&q, &c);
+    if (provided == SHMEM_THREAD_MULTIPLE) {
+        ASSERT_EQ(rc, 0);
+        EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    } else {
+        EXPECT_EQ(rc, SHMEM_QUEUE_ERR_THREAD);
+    }
+}
+
+TEST(CommQueue, ManyQueuesUniqueIdsAndUseAfterDestroy)
+{
+    std::vector<shmem_queue_t> qs(100);
+    shmem_queue_config_t c = cfg();
+    std::vector<uint64_t> ids;
+    for (auto &q : qs) {
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q, &a), 0);
+        for (auto id : ids)
+            ASSERT_NE(id, a.queue_id);
+        ids.push_back(a.queue_id);
+    }
+    for (auto &q : qs)
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_queue_t dead = qs[17];
+    long *t = static_cast<long *>(shmem_malloc(sizeof(long)));
+    long v = 1;
+    shmem_queue_attr_t a;
+    size_t sz;
+    shmemx_queue_stats_t st;
+    EXPECT_EQ(shmem_long_queue_comm_push(dead, t, &v, 1, 0, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_long_queue_comm_push(dead, t, &v, 1, 0, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_comm_pushmem(dead, t, &v, 8, 0, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_progress(dead), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_local_flush(dead), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_query_attr(dead, &a), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_query_size(dead, &sz), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmemx_queue_stats(dead, &st), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_comm_destroy(dead), SHMEM_QUEUE_ERR_STATE);
+    shmem_barrier_all();
+    shmem_free(t);
+}
+
+TEST(CommQueue, BadInputQueuesNothing)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long *t = static_cast<long *>(shmem_calloc(4, sizeof(long)));
+    long local[4] = {1, 2, 3, 4};
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY, 16);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    int pe = (me + 1) % n;
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, n, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, -1, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, nullptr, local, 1, pe, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, nullptr, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, local, local, 1, pe, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ADDR);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, local, local, 1, pe, SHMEM_OP_GET), SHMEM_QUEUE_ERR_ADDR);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, pe, (shmem_op_type_t)42), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, pe, SHMEM_OP_ANY), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, SIZE_MAX / 4, pe, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_ARG);
+    // type rules
+    double d = 1.0;
+    double *td = static_cast<double *>(shmem_malloc(sizeof(double)));
+    EXPECT_EQ(shmem_double_queue_comm_push(q, td, &d, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmem_double_queue_comm_push(q, td, &d, 1, pe, SHMEM_OP_ATOMIC_XOR), SHMEM_QUEUE_ERR_TYPE);
+    short s = 1;
+    short *ts = static_cast<short *>(shmem_malloc(sizeof(short)));
+    EXPECT_EQ(shmem_short_queue_comm_push(q, ts, &s, 1, pe, SHMEM_OP_ATOMIC_SET), SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, pe, SHMEM_OP_ATOMIC_AND), SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmem_queue_comm_pushmem(q, t, local, 8, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_TYPE);
+    // too many for the queue at once
+    long big[32] = {0};
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, big, 32, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_comm_push_strided(q, t, local, 8, 8, 8, 2, pe, SHMEM_OP_ATOMIC_ADD),
+              SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmemx_queue_comm_push_strided(q, local, local, 8, 8, 8, 2, pe, SHMEM_OP_PUT),
+              SHMEM_QUEUE_ERR_ADDR);
+    size_t sz = 1;
+    EXPECT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 0u);
+    EXPECT_EQ(shmem_query_attr(q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_size(q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    shmemx_queue_stats_t st;
+    EXPECT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.ops_pushed, 0u);
+    // nelems 0 is a no-op
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 0, pe, SHMEM_OP_PUT), 0);
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    // op mismatching the config
+    c = cfg(SHMEM_OP_ATOMIC_ADD);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, pe, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 1, pe, SHMEM_OP_ATOMIC_INC), SHMEM_QUEUE_ERR_TYPE);
+    EXPECT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 0u);
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(t[i], 0);
+    shmem_free(t);
+    shmem_free(td);
+    shmem_free(ts);
+}
+
+class CommQueueModes : public ::testing::TestWithParam<int> {
+  protected:
+    void SetUp() override { set_mode(kModes[GetParam()]); }
+    void TearDown() override
+    {
+        unsetenv("SHMEMQ_COMM_PATH");
+        unsetenv("SHMEMQ_COMBINE");
+    }
+};
+
+// Every PE adds to every PE's counters: exact totals, including self targets.
+TEST_P(CommQueueModes, AtomicAddsFromAllPesExact)
+{
+    int n = shmem_n_pes();
+    const int N = 257, R = 3000;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_ADD);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int r = 0; r < R; r++) {
+        for (int pe = 0; pe < n; pe++) {
+            int64_t v = (r % N) + 1; // stack operand reused at once
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &ctr[r % N], &v, 1, pe, SHMEM_OP_ATOMIC_ADD), 0);
+            v = -12345;
+        }
+        ASSERT_GE(shmem_queue_progress(q), 0);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    size_t sz = 9;
+    EXPECT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 0u);
+    shmem_barrier_all();
+    for (int i = 0; i < N; i++) {
+        int64_t per = 0;
+        for (int r = 0; r < R; r++)
+            if (r % N == i)
+                per += i + 1;
+        ASSERT_EQ(ctr[i], per * n) << "counter " << i;
+    }
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.ops_pushed, (uint64_t)R * n);
+    EXPECT_GE(st.flushes, 1u);
+    if (kModes[GetParam()].combine[0] == '1' && n > 1) {
+        EXPECT_GT(st.combined_ops, 0u);
+    }
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+// Every op and several types in one mixed queue; flush makes everything visible.
+TEST_P(CommQueueModes, MixedOpsAndTypes)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n, from = (me + n - 1) % n;
+    struct S {
+        int64_t add[8];
+        uint32_t inc[4];
+        double set[3];
+        float fset;
+        uint64_t bits[3];
+        char put[40];
+        long double ld[2];
+        short sh[5];
+        int64_t src[6];
+    };
+    S *s = static_cast<S *>(shmem_calloc(1, sizeof(S)));
+    for (int i = 0; i < 6; i++)
+        s->src[i] = 1000 * me + i;
+    s->bits[0] = 0xff; s->bits[1] = 0xf0; s->bits[2] = 0x0f;
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    int64_t a8[8];
+    for (int i = 0; i < 8; i++)
+        a8[i] = i + 1;
+    ASSERT_EQ(shmem_int64_queue_comm_push(q, s->add, a8, 8, pe, SHMEM_OP_ATOMIC_ADD), 0);
+    for (int k = 0; k < 5; k++)
+        ASSERT_EQ(shmem_uint32_queue_comm_push(q, &s->inc[k % 4], nullptr, 1, pe, SHMEM_OP_ATOMIC_INC), 0);
+    double dv[3] = {1.5, -2.25, 3e10};
+    ASSERT_EQ(shmem_double_queue_comm_push(q, s->set, dv, 3, pe, SHMEM_OP_ATOMIC_SET), 0);
+    float fv = 0.5f + me;
+    ASSERT_EQ(shmem_float_queue_comm_push(q, &s->fset, &fv, 1, pe, SHMEM_OP_ATOMIC_SET), 0);
+    uint64_t m1 = 0x3c, m2 = 0x0f, m3 = 0xff;
+    ASSERT_EQ(shmem_uint64_queue_comm_push(q, &s->bits[0], &m1, 1, pe, SHMEM_OP_ATOMIC_AND), 0);
+    ASSERT_EQ(shmem_uint64_queue_comm_push(q, &s->bits[1], &m2, 1, pe, SHMEM_OP_ATOMIC_OR), 0);
+    ASSERT_EQ(shmem_uint64_queue_comm_push(q, &s->bits[2], &m3, 1, pe, SHMEM_OP_ATOMIC_XOR), 0);
+    char msg[40];
+    for (int i = 0; i < 40; i++)
+        msg[i] = (char)('a' + (i + me) % 26);
+    ASSERT_EQ(shmem_queue_comm_pushmem(q, s->put, msg, 40, pe, SHMEM_OP_PUT), 0);
+    std::memset(msg, 0, sizeof msg); // push copied it
+    long double ldv[2] = {1.25L, -7.5L};
+    ASSERT_EQ(shmem_longdouble_queue_comm_push(q, s->ld, ldv, 2, pe, SHMEM_OP_PUT), 0);
+    short shv[5] = {1, 2, 3, 4, 5};
+    ASSERT_EQ(shmem_short_queue_comm_push(q, s->sh, shv, 5, pe, SHMEM_OP_PUT), 0);
+    // GET from the right neighbour's src (set before the barrier)
+    int64_t got[6] = {0};
+    ASSERT_EQ(shmem_int64_queue_comm_push(q, got, s->src, 6, pe, SHMEM_OP_GET), 0);
+    shmem_queue_attr_t a;
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    EXPECT_GT(a.outstanding_elems + (pe == me ? 100u : 0u), 0u);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    for (int i = 0; i < 6; i++)
+        EXPECT_EQ(got[i], 1000 * pe + i);
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    EXPECT_EQ(a.outstanding_elems, 0u);
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(s->add[i], i + 1);
+    EXPECT_EQ(s->inc[0], 2u);
+    EXPECT_EQ(s->inc[1], 1u);
+    EXPECT_EQ(s->set[0], 1.5);
+    EXPECT_EQ(s->set[1], -2.25);
+    EXPECT_EQ(s->set[2], 3e10);
+    EXPECT_EQ(s->fset, 0.5f + from);
+    EXPECT_EQ(s->bits[0], 0x3cu);
+    EXPECT_EQ(s->bits[1], 0xffu);
+    EXPECT_EQ(s->bits[2], 0xf0u);
+    for (int i = 0; i < 40; i++)
+        EXPECT_EQ(s->put[i], (char)('a' + (i + from) % 26));
+    EXPECT_EQ(s->ld[0], 1.25L);
+    EXPECT_EQ(s->ld[1], -7.5L);
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(s->sh[i], i + 1);
+    shmem_barrier_all();
+    shmem_free(s);
+}
+
+// Full queue: FULL queues nothing, progress frees room, retry succeeds.
+TEST_P(CommQueueModes, FullThenProgressThenRetry)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n;
+    const int M = 8, TOTAL = 1000;
+    long *ctr = static_cast<long *>(shmem_calloc(1, sizeof(long)));
+    long *arr = static_cast<long *>(shmem_calloc(TOTAL, sizeof(long)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY, M);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    int fulls = 0;
+    for (int i = 0; i < TOTAL;) {
+        long v = i; // PUT of a reused stack variable
+        int rc = shmem_long_queue_comm_push(q, &arr[i], &v, 1, pe, SHMEM_OP_PUT);
+        if (rc == SHMEM_QUEUE_ERR_FULL) {
+            fulls++;
+            size_t sz;
+            ASSERT_EQ(shmem_query_size(q, &sz), 0);
+            ASSERT_EQ(sz, (size_t)M);
+            shmem_queue_attr_t a;
+            ASSERT_EQ(shmem_query_attr(q, &a), 0);
+            ASSERT_EQ(a.available_elems, 0u);
+            int p = shmem_queue_progress(q);
+            ASSERT_GE(p, 0);
+            ASSERT_LT(p, M);
+            continue;
+        }
+        ASSERT_EQ(rc, 0);
+        rc = shmem_long_queue_comm_push(q, ctr, nullptr, 1, pe, SHMEM_OP_ATOMIC_INC);
+        while (rc == SHMEM_QUEUE_ERR_FULL) {
+            ASSERT_GE(shmem_queue_progress(q), 0);
+            rc = shmem_long_queue_comm_push(q, ctr, nullptr, 1, pe, SHMEM_OP_ATOMIC_INC);
+        }
+        ASSERT_EQ(rc, 0);
+        i++;
+    }
+    if (pe != me || std::string(kModes[GetParam()].path) == "rma") {
+        EXPECT_GT(fulls, 0);
+    }
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_GE(st.full_returns, (uint64_t)fulls);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0); // destroy completes outstanding ops
+    shmem_barrier_all();
+    EXPECT_EQ(*ctr, TOTAL);
+    for (int i = 0; i < TOTAL; i++)
+        ASSERT_EQ(arr[i], i);
+    shmem_barrier_all();
+    shmem_free(ctr);
+    shmem_free(arr);
+}
+
+// Large puts/gets (bigger than a chunk) and strided pushes.
+TEST_P(CommQueueModes, LargeAndStrided)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n, from = (me + n - 1) % n;
+    const size_t BIG = 200000;
+    char *big = static_cast<char *>(shmem_malloc(BIG));
+    int32_t *grid = static_cast<int32_t *>(shmem_calloc(64, sizeof(int32_t)));
+    std::vector<char> src(BIG), back(BIG);
+    for (size_t i = 0; i < BIG; i++)
+        src[i] = (char)(i * 7 + me);
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    ASSERT_EQ(shmem_queue_comm_pushmem(q, big, src.data(), BIG, pe, SHMEM_OP_PUT), 0);
+    int32_t col[8];
+    for (int i = 0; i < 8; i++)
+        col[i] = 100 * me + i;
+    // column 3 of an 8x8 grid: dst stride 32 bytes, src contiguous
+    ASSERT_EQ(shmemx_queue_comm_push_strided(q, &grid[3], col, 32, 4, 4, 8, pe, SHMEM_OP_PUT), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    shmem_barrier_all();
+    for (size_t i = 0; i < BIG; i++)
+        ASSERT_EQ(big[i], (char)(i * 7 + from));
+    for (int r = 0; r < 8; r++)
+        for (int k = 0; k < 8; k++)
+            ASSERT_EQ(grid[r * 8 + k], k == 3 ? 100 * from + r : 0);
+    // read them back from the neighbour
+    int32_t rcol[8] = {0};
+    ASSERT_EQ(shmem_queue_comm_pushmem(q, back.data(), big, BIG, pe, SHMEM_OP_GET), 0);
+    ASSERT_EQ(shmemx_queue_comm_push_strided(q, rcol, &grid[3], 4, 32, 4, 8, pe, SHMEM_OP_GET), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    for (size_t i = 0; i < BIG; i++)
+        ASSERT_EQ(back[i], (char)(i * 7 + me));
+    for (int r = 0; r < 8; r++)
+        EXPECT_EQ(rcol[r], 100 * me + r);
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    shmem_free(big);
+    shmem_free(grid);
+}
+
+// Concurrent queued adds from every PE into the same counters (atomicity) and a
+// generic-selection push.
+TEST_P(CommQueueModes, ConcurrentAddsSameCounters)
+{
+    int n = shmem_n_pes();
+    const int N = 16, R = 20000;
+    uint64_t *ctr = static_cast<uint64_t *>(shmem_calloc(N, sizeof(uint64_t)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_ADD, 1000);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int r = 0; r < R; r++) {
+        uint64_t one = 1;
+        int rc;
+        while ((rc = shmem_uint64_queue_comm_push(q, &ctr[r % N], &one, 1, 0, SHMEM_OP_ATOMIC_ADD)) ==
+               SHMEM_QUEUE_ERR_FULL)
+            ASSERT_GE(shmem_queue_progress(q), 0);
+        ASSERT_EQ(rc, 0);
+    }
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    if (shmem_my_pe() == 0) {
+        for (int i = 0; i < N; i++)
+            EXPECT_EQ(ctr[i], (uint64_t)(R / N) * n);
+    }
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+INSTANTIATE_TEST_SUITE_P(Paths, CommQueueModes, ::testing::Values(0, 1, 2, 3));
+
+// timeout 0: no aggregation, so ops leave at once; after the peer's progress (a
+// barrier) and our flush, the data is there; stats show one burst per remote push.
+TEST(CommQueue, TimeoutZeroAndTimed)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n;
+    long *t = static_cast<long *>(shmem_calloc(8, sizeof(long)));
+    shmem_barrier_all();
+    for (int mode = 0; mode < 2; mode++) {
+        setenv("SHMEMQ_COMM_PATH", mode ? "am" : "rma", 1);
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_ADD, 0, 0.0);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        long one = 1;
+        for (int i = 0; i < 4; i++)
+            ASSERT_EQ(shmem_long_queue_comm_push(q, &t[i], &one, 1, pe, SHMEM_OP_ATOMIC_ADD), 0);
+        shmemx_queue_stats_t st;
+        ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+        if (pe != me) {
+            EXPECT_EQ(st.bursts, 4u);
+        }
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        // timed: 1 ms; after sleeping, any queue call issues the buffered ops
+        c = cfg(SHMEM_OP_ATOMIC_ADD, 0, 0.001);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        ASSERT_EQ(shmem_long_queue_comm_push(q, &t[4], &one, 1, pe, SHMEM_OP_ATOMIC_ADD), 0);
+        ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+        uint64_t b0 = st.bursts;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ASSERT_GE(shmem_queue_progress(q), 0);
+        ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+        if (pe != me) {
+            EXPECT_EQ(st.bursts, b0 + 1);
+        }
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    unsetenv("SHMEMQ_COMM_PATH");
+    shmem_barrier_all();
+    for (int i = 0; i < 5; i++)
+        EXPECT_EQ(t[i], 2);
+    shmem_barrier_all();
+    shmem_free(t);
+}
+
+TEST(CommQueue, SharedQueueFourThreads)
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    if (provided != SHMEM_THREAD_MULTIPLE)
+        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
+    int n = shmem_n_pes(), me = shmem_my_pe();
+    const int T = 4, R = 2000, N = 32;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    shmem_barrier_all();
+    for (int mode = 0; mode < 2; mode++) {
+        setenv("SHMEMQ_COMM_PATH", mode ? "am" : "rma", 1);
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY, 256);
+        c.thread_model = SHMEM_QUEUE_SHARED;
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        std::vector<std::thread> th;
+        std::vector<int> bad(T, 0);
+        for (int k = 0; k < T; k++) {
+            th.emplace_back([&, k] {
+                for (int r = 0; r < R; r++) {
+                    int64_t v = 1;
+                    int pe = (me + r + k) % n;
+                    int rc;
+                    while ((rc = shmem_int64_queue_comm_push(q, &ctr[(r + k) % N], &v, 1, pe,
+                                                             SHMEM_OP_ATOMIC_ADD)) == SHMEM_QUEUE_ERR_FULL)
+                        shmem_queue_progress(q);
+                    if (rc != 0)
+                        bad[k]++;
+                    if (r % 500 == 0 && shmem_queue_local_flush(q) != 0)
+                        bad[k]++;
+                }
+            });
+        }
+        for (auto &t : th)
+            t.join();
+        for (int k = 0; k < T; k++)
+            EXPECT_EQ(bad[k], 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    unsetenv("SHMEMQ_COMM_PATH");
+    shmem_barrier_all();
+    int64_t sum = 0;
+    for (int i = 0; i < N; i++)
+        sum += ctr[i];
+    // every PE sent T*R adds per mode, spread over all PEs; the total over PEs is exact
+    int64_t *tot = static_cast<int64_t *>(shmem_calloc(1, sizeof(int64_t)));
+    int64_t all = 0;
+    MPI_Allreduce(&sum, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(all, (int64_t)2 * T * R * n);
+    shmem_barrier_all();
+    shmem_free(tot);
+    shmem_free(ctr);
+}

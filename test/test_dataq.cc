@@ -1,0 +1,603 @@
+// test_dataq.cc: data queues: create/config agreement, push/pop order, FULL, EMPTY,
+// OVERFLOW without loss, ANY_PE pops, query sizes, background flush via progress,
+// teams other than WORLD, every transfer mode, destroy with data, bad input, and an
+// index-gather round trip through two data queues.
+#include <gtest/gtest.h>
+#include <shmemx.h>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+#include "test_util.h"
+
+namespace {
+
+// Team geometry through MPI, built the way the library builds SHMEM_TEAM_SHARED
+// (team routines live in another area): PE numbers are ranks of the split.
+struct TeamGeom {
+    int me, n;
+};
+TeamGeom geom(shmem_team_t team)
+{
+    if (team == SHMEM_TEAM_WORLD)
+        return {shmem_my_pe(), shmem_n_pes()};
+    MPI_Comm c;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, shmem_my_pe(), MPI_INFO_NULL, &c);
+    TeamGeom g;
+    MPI_Comm_rank(c, &g.me);
+    MPI_Comm_size(c, &g.n);
+    MPI_Comm_free(&c);
+    return g;
+}
+
+shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
+{
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    c.qtype = SHMEM_QUEUE_DATA;
+    c.max_bytes = max_bytes;
+    c.data_elem_size = elem;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    return c;
+}
+
+// Value pushed as element `seq` from `src` to `dst`.
+int64_t val(int src, int dst, int64_t seq) { return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq; }
+
+// All PEs agree that every PE got rc.
+void expect_all(int rc, int want)
+{
+    int mine = rc == want ? 1 : 0, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    EXPECT_EQ(rc, want);
+    EXPECT_EQ(all, 1);
+}
+
+// Push k elements to every peer, flush, pop per source and check order.
+void order_roundtrip(shmem_team_t team, int k, uint64_t room_bytes)
+{
+    TeamGeom g = geom(team);
+    shmem_queue_config_t c = dcfg(room_bytes, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, team), 0);
+    ASSERT_NE(q, nullptr);
+    for (int s = 0; s < k; s++)
+        for (int p = 0; p < g.n; p++) {
+            int64_t v = val(g.me, p, s);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+        }
+    size_t in = 1, out = 0;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in, 0u);
+    EXPECT_EQ(out, (size_t)k * g.n * sizeof(int64_t));
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(out, 0u);
+    EXPECT_EQ(in, (size_t)k * g.n * sizeof(int64_t));
+    std::vector<int64_t> buf(k);
+    for (int p = g.n - 1; p >= 0; p--) { // any source order works
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, p), 0);
+        EXPECT_EQ(in, (size_t)k * sizeof(int64_t));
+        // in two pieces, to check the FIFO keeps its place
+        int first = k / 3;
+        ASSERT_EQ(shmem_queue_data_pop(q, buf.data(), first, p), 0);
+        ASSERT_EQ(shmem_queue_data_pop(q, buf.data() + first, k - first, p), 0);
+        for (int s = 0; s < k; s++)
+            ASSERT_EQ(buf[s], val(p, g.me, s)) << "from " << p << " seq " << s;
+    }
+    int64_t x;
+    EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, team), 0);
+    EXPECT_EQ(q, nullptr);
+}
+
+} // namespace
+
+TEST(DataQueue, DefaultConfigAndAttr)
+{
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    c.qtype = SHMEM_QUEUE_DATA; // everything else zero: byte elements, default room
+    shmem_queue_t q = nullptr, q2 = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(shmem_queue_data_create(&q2, &c, SHMEM_TEAM_WORLD), 0);
+    shmem_queue_attr_t a, a2;
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    ASSERT_EQ(shmem_query_attr(q2, &a2), 0);
+    EXPECT_NE(a.queue_id, a2.queue_id);
+    EXPECT_EQ(a.outstanding_elems, 0u);
+    // default: at least 4 KiB per peer
+    EXPECT_GE(a.available_elems, 4096u * shmem_n_pes());
+    char bytes[5] = {1, 2, 3, 4, 5};
+    ASSERT_EQ(shmem_queue_data_push(q, bytes, 5, 0), 0);
+    ASSERT_EQ(shmem_query_attr(q, &a2), 0);
+    EXPECT_EQ(a2.outstanding_elems, 5u);
+    EXPECT_EQ(a2.available_elems, a.available_elems - 5);
+    size_t sz = 0;
+    ASSERT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 5u);
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmem_query_size(q, &sz), 0);
+    EXPECT_EQ(sz, 0u);
+    if (shmem_my_pe() == 0) {
+        char got[5 * 8];
+        ASSERT_EQ(shmem_queue_data_pop(q, got, 5 * shmem_n_pes(), SHMEM_QUEUE_ANY_PE), 0);
+        for (int i = 0; i < 5 * shmem_n_pes(); i++)
+            EXPECT_EQ(got[i], bytes[i % 5]);
+    }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    EXPECT_EQ(shmem_queue_data_destroy(&q2, SHMEM_TEAM_WORLD), 0);
+    EXPECT_STREQ(shmemx_queue_strerror(SHMEM_QUEUE_ERR_OVERFLOW) != nullptr ? "ok" : "", "ok");
+}
+
+TEST(DataQueue, OrderPerSource) { order_roundtrip(SHMEM_TEAM_WORLD, 100, 4096); }
+
+TEST(DataQueue, MaxBytesRoundsDownToElements)
+{
+    shmem_queue_config_t c = dcfg(100, 24); // 4 whole elements of 24 bytes
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    char e[24 * 5] = {0};
+    EXPECT_EQ(shmem_queue_data_push(q, e, 5, 0), SHMEM_QUEUE_ERR_ARG); // never fits
+    EXPECT_EQ(shmem_queue_data_push(q, e, 4, 0), 0);
+    EXPECT_EQ(shmem_queue_data_push(q, e, 1, 0), SHMEM_QUEUE_ERR_FULL);
+    shmem_queue_attr_t a;
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    EXPECT_EQ(a.outstanding_elems, 4u);
+    EXPECT_EQ(a.available_elems, 4u * (shmem_n_pes() - 1));
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
+    EXPECT_EQ(q, nullptr);
+    // smaller than one element: refused on every PE
+    c = dcfg(10, 24);
+    q = nullptr;
+    expect_all(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(q, nullptr);
+}
+
+TEST(DataQueue, FullAndEmptyChangeNothing)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(8 * 8, 8); // 8 int64 per peer
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int dst = (me + 1) % n;
+    int64_t v[8];
+    for (int i = 0; i < 8; i++)
+        v[i] = val(me, dst, i);
+    ASSERT_EQ(shmem_queue_data_push(q, v, 5, dst), 0);
+    EXPECT_EQ(shmem_queue_data_push(q, v + 5, 4, dst), SHMEM_QUEUE_ERR_FULL);
+    size_t in, out;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, dst), 0);
+    EXPECT_EQ(out, 5 * 8u);
+    ASSERT_EQ(shmem_queue_data_push(q, v + 5, 3, dst), 0);
+    EXPECT_EQ(shmem_queue_data_push(q, v, 1, dst), SHMEM_QUEUE_ERR_FULL);
+    // other peers' rooms are separate
+    if (n > 1) {
+        EXPECT_EQ(shmem_queue_data_push(q, v, 1, (dst + 1) % n), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    int src = (me + n - 1) % n;
+    int64_t got[9];
+    EXPECT_EQ(shmem_queue_data_pop(q, got, 9, src), SHMEM_QUEUE_ERR_EMPTY);
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, src), 0);
+    EXPECT_EQ(in, 8 * 8u); // the extra element comes from PE me-2, never from src
+    ASSERT_EQ(shmem_queue_data_pop(q, got, 8, src), 0);
+    for (int i = 0; i < 8; i++)
+        EXPECT_EQ(got[i], val(src, me, i));
+    // drain whatever else came (the extra element from PE me-2)
+    while (shmem_queue_data_pop(q, got, 1, SHMEM_QUEUE_ANY_PE) == 0)
+        ;
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(DataQueue, OverflowKeepsEverythingThenDelivers)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int R = 16; // elements of room per peer
+    shmem_queue_config_t c = dcfg(R * 8, 8);
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    auto push_range = [&](int from, int to) {
+        for (int p = 0; p < n; p++)
+            for (int s = from; s < to; s++) {
+                int64_t v = val(me, p, s);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+            }
+    };
+    push_range(0, R);
+    expect_all(shmem_queue_global_flush(q), 0); // exactly fills incoming
+    push_range(R, 2 * R);
+    // incoming is full everywhere: nothing moves, every PE says OVERFLOW
+    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    size_t in, out;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(out, (size_t)R * n * 8);
+    EXPECT_EQ(in, (size_t)R * n * 8);
+    // pop 5 from each source: 5 more fit, the rest stays: still OVERFLOW
+    std::vector<int64_t> got(R);
+    std::vector<int> next(n, 0);
+    for (int p = 0; p < n; p++) {
+        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 5, p), 0);
+        for (int s = 0; s < 5; s++)
+            ASSERT_EQ(got[s], val(p, me, next[p]++));
+    }
+    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(out, (size_t)(R - 5) * n * 8);
+    EXPECT_EQ(in, (size_t)R * n * 8);
+    // pop everything, flush again: the rest arrives, in order
+    for (int p = 0; p < n; p++) {
+        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), R, p), 0);
+        for (int s = 0; s < R; s++)
+            ASSERT_EQ(got[s], val(p, me, next[p]++));
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int p = 0; p < n; p++) {
+        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), R - 5, p), 0);
+        for (int s = 0; s < R - 5; s++)
+            ASSERT_EQ(got[s], val(p, me, next[p]++));
+        EXPECT_EQ(next[p], 2 * R);
+    }
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in + out, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(DataQueue, AnyPePopsSpanSourcesLowestFirst)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(1024, 8);
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    for (int p = 0; p < n; p++)
+        for (int s = 0; s <= me; s++) { // PE me sends me+1 elements
+            int64_t v = val(me, p, s);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    int total = n * (n + 1) / 2;
+    std::vector<int64_t> got(total + 1);
+    EXPECT_EQ(shmem_queue_data_pop(q, got.data(), total + 1, SHMEM_QUEUE_ANY_PE),
+              SHMEM_QUEUE_ERR_EMPTY);
+    // first take 2 from source 0's... ANY_PE with a count that ends inside a source
+    int first = total > 2 ? 2 : 1;
+    ASSERT_EQ(shmem_queue_data_pop(q, got.data(), first, SHMEM_QUEUE_ANY_PE), 0);
+    ASSERT_EQ(shmem_queue_data_pop(q, got.data() + first, total - first, SHMEM_QUEUE_ANY_PE), 0);
+    int i = 0;
+    for (int p = 0; p < n; p++)
+        for (int s = 0; s <= p; s++)
+            EXPECT_EQ(got[i++], val(p, me, s));
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(DataQueue, SharedTeamRelativeNumbering)
+{
+    // SHMEM_TEAM_SHARED: on one node it holds every PE, but the test only assumes
+    // team numbering, so it runs on any team.
+    order_roundtrip(SHMEM_TEAM_SHARED, 37, 37 * 8);
+    TeamGeom g = geom(SHMEM_TEAM_SHARED);
+    shmem_queue_config_t c = dcfg(64, 8);
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_SHARED), 0);
+    int64_t v = 1;
+    EXPECT_EQ(shmem_queue_data_push(q, &v, 1, g.n), SHMEM_QUEUE_ERR_ARG);
+    // progress and destroy check the team
+    EXPECT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD == SHMEM_TEAM_SHARED ? nullptr
+                                                                                 : SHMEM_TEAM_WORLD),
+              SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_NE(q, nullptr);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_SHARED), 0);
+}
+
+TEST(DataQueue, TransferModes)
+{
+    // Every way of issuing the payload exchange moves the same bytes: alltoallv, the
+    // MPI-4 large-count call (rounds with MPI 3), and alltoallw rounds with a tiny
+    // chunk so that one flush needs many rounds.
+    const char *modes[] = {"v", "c", "rounds"};
+    for (const char *m : modes) {
+        setenv("SHMEMQ_DATAQ_XFER", m, 1);
+        setenv("SHMEMQ_DATAQ_CHUNK", "24", 1);
+        order_roundtrip(SHMEM_TEAM_WORLD, 50, 50 * 8);
+        // overflow handling in this mode too
+        const int n = shmem_n_pes(), me = shmem_my_pe();
+        shmem_queue_config_t c = dcfg(40, 8); // 5 elements per peer
+        shmem_queue_t q;
+        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+        for (int round = 0; round < 2; round++) {
+            for (int p = 0; p < n; p++)
+                for (int s = 0; s < 5; s++) {
+                    int64_t v = val(me, p, round * 5 + s);
+                    ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+                }
+            expect_all(shmem_queue_global_flush(q), round == 0 ? 0 : SHMEM_QUEUE_ERR_OVERFLOW);
+        }
+        std::vector<int64_t> got(10);
+        for (int p = 0; p < n; p++) {
+            ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 5, p), 0);
+            EXPECT_EQ(shmem_queue_data_pop(q, got.data(), 1, p), SHMEM_QUEUE_ERR_EMPTY);
+        }
+        expect_all(shmem_queue_global_flush(q), 0);
+        for (int p = 0; p < n; p++) {
+            ASSERT_EQ(shmem_queue_data_pop(q, got.data() + 5, 5, p), 0);
+            for (int s = 5; s < 10; s++)
+                ASSERT_EQ(got[s], val(p, me, s));
+        }
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    }
+    unsetenv("SHMEMQ_DATAQ_XFER");
+    unsetenv("SHMEMQ_DATAQ_CHUNK");
+}
+
+TEST(DataQueue, ProgressOverlapsPushes)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(4096, 8);
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int64_t seq = 0;
+    auto push_some = [&](int k) {
+        for (int s = 0; s < k; s++, seq++)
+            for (int p = 0; p < n; p++) {
+                int64_t v = val(me, p, seq);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+            }
+    };
+    push_some(10);
+    int rc = shmem_queue_data_progress(q, SHMEM_TEAM_WORLD); // starts a background flush
+    EXPECT_TRUE(rc == 0);
+    push_some(10); // after the snapshot: waits for the next flush, behind the first 10
+    // PEs call progress different numbers of times: the global flush reconciles
+    for (int i = 0; i < me * 3; i++) {
+        rc = shmem_queue_data_progress(q, SHMEM_TEAM_WORLD);
+        EXPECT_EQ(rc, 0);
+        push_some(1);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    size_t in, out;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(out, 0u);
+    for (int p = 0; p < n; p++) {
+        size_t pin, pout;
+        ASSERT_EQ(shmem_query_data_size(q, &pin, &pout, p), 0);
+        int k = 20 + p * 3;
+        ASSERT_EQ(pin, (size_t)k * 8);
+        std::vector<int64_t> got(k);
+        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), k, p), 0);
+        for (int s = 0; s < k; s++)
+            ASSERT_EQ(got[s], val(p, me, s));
+    }
+    // pops while a background flush is in flight, then completion by progress alone
+    push_some(3);
+    EXPECT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
+    std::vector<int64_t> early(1);
+    shmem_queue_data_pop(q, early.data(), 0, SHMEM_QUEUE_ANY_PE); // pops are allowed meanwhile
+    expect_all(shmem_queue_global_flush(q), 0);
+    std::vector<int64_t> rest(3 * n);
+    ASSERT_EQ(shmem_queue_data_pop(q, rest.data(), 3 * n, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(DataQueue, DestroyWithDataReportsLoss)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(256, 8);
+    shmem_queue_t q;
+    // unpopped incoming data on PE 0 only; outgoing on the last PE only
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int64_t v = 7;
+    if (me == n - 1) {
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, 0), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    if (me == n - 1 && n > 1) {
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, 0), 0);
+    }
+    int rc = shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD);
+    EXPECT_EQ(q, nullptr);
+    if (me == 0 || me == n - 1) {
+        EXPECT_EQ(rc, SHMEM_QUEUE_ERR_DATALOSS);
+    }
+    else
+        EXPECT_EQ(rc, 0);
+    // a destroyed handle (our copy) and a NULL one
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_destroy(nullptr, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+}
+
+TEST(DataQueue, BadInputChangesNothing)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(64, 8);
+    shmem_queue_t q = nullptr;
+    // wrong qtype: every PE refuses, no queue
+    shmem_queue_config_t bad = c;
+    bad.qtype = SHMEM_QUEUE_COMM;
+    expect_all(shmem_queue_data_create(&q, &bad, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(q, nullptr);
+    // one PE with a bad config: all PEs fail
+    expect_all(shmem_queue_data_create(me == n - 1 ? nullptr : &q, &c, SHMEM_TEAM_WORLD),
+               SHMEM_QUEUE_ERR_ARG);
+    expect_all(shmem_queue_data_create(&q, me == 0 ? nullptr : &c, SHMEM_TEAM_WORLD),
+               SHMEM_QUEUE_ERR_ARG);
+    // PEs disagree on the element size: all fail (with one PE there is nothing to disagree)
+    shmem_queue_config_t odd = dcfg(64, me == n - 1 ? 4 : 8);
+    int want = n > 1 ? SHMEM_QUEUE_ERR_ARG : 0;
+    int rc = shmem_queue_data_create(&q, &odd, SHMEM_TEAM_WORLD);
+    expect_all(rc, want);
+    if (rc == 0) {
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    }
+    EXPECT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_INVALID), SHMEM_QUEUE_ERR_ARG);
+
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int64_t v[4] = {1, 2, 3, 4};
+    EXPECT_EQ(shmem_queue_data_push(nullptr, v, 1, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_push(q, v, 1, -1), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_push(q, v, 1, n), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_push(q, v, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_push(q, nullptr, 1, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_push(q, v, SIZE_MAX / 4, 0), SHMEM_QUEUE_ERR_ARG); // overflows
+    EXPECT_EQ(shmem_queue_data_push(q, v, 0, 0), 0);
+    EXPECT_EQ(shmem_queue_data_pop(q, v, SIZE_MAX / 4, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_pop(q, nullptr, 1, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_pop(q, v, 1, n), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_pop(q, v, 1, -2), SHMEM_QUEUE_ERR_ARG);
+    size_t in, out;
+    EXPECT_EQ(shmem_query_data_size(q, nullptr, &out, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_data_size(q, &in, &out, n), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_data_size(nullptr, &in, &out, 0), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_attr(q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_query_size(q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_global_flush(nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_data_progress(nullptr, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    // a handle of another kind (any struct not starting with the data-queue magic)
+    struct {
+        uint32_t magic;
+        char rest[60];
+    } other = {0x434f4d51u, {0}};
+    shmem_queue_t alien = reinterpret_cast<shmem_queue_t>(&other);
+    EXPECT_EQ(shmem_queue_data_push(alien, v, 1, 0), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_data_pop(alien, v, 1, 0), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_global_flush(alien), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_query_data_size(alien, &in, &out, 0), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(shmem_queue_data_destroy(&alien, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_STATE);
+    // nothing changed
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in + out, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(DataQueue, SharedQueueConcurrentPushes)
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    if (provided < SHMEM_THREAD_MULTIPLE)
+        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int T = 2, K = 200;
+    shmem_queue_config_t c = dcfg((uint64_t)T * K * 8, 8);
+    c.thread_model = SHMEM_QUEUE_SHARED;
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    std::vector<std::thread> th;
+    for (int t = 0; t < T; t++)
+        th.emplace_back([&, t] {
+            for (int s = 0; s < K; s++)
+                for (int p = 0; p < n; p++) {
+                    int64_t v = val(me, p, t * K + s);
+                    shmem_queue_data_push(q, &v, 1, p);
+                }
+        });
+    for (auto &x : th)
+        x.join();
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int p = 0; p < n; p++) {
+        std::vector<int64_t> got(T * K);
+        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), T * K, p), 0);
+        // each thread's elements in its order
+        std::vector<int> next(T, 0);
+        for (int64_t g : got) {
+            int seq = (int)(g & 0xffffff), t = seq / K;
+            ASSERT_EQ(g, val(p, me, seq));
+            ASSERT_EQ(seq % K, next[t]++);
+        }
+    }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// ---- index-gather through data queues only (the example's variant 2, small rooms so
+// that FULL and OVERFLOW happen and are handled) ----
+namespace {
+struct Req {
+    int64_t index; // global index
+    int64_t slot;  // requester's result slot
+};
+struct Ans {
+    int64_t slot;
+    int64_t value;
+};
+int64_t table_value(int64_t g) { return g * 7 + 3; }
+} // namespace
+
+TEST(DataQueue, IndexGatherRoundTrip)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int64_t T = 1000, R = 3000;
+    shmem_queue_config_t cr = dcfg(37 * sizeof(Req), sizeof(Req)); // small: FULL/OVERFLOW
+    shmem_queue_config_t ca = dcfg(29 * sizeof(Ans), sizeof(Ans));
+    shmem_queue_t qreq, qans;
+    ASSERT_EQ(shmem_queue_data_create(&qreq, &cr, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(shmem_queue_data_create(&qans, &ca, SHMEM_TEAM_WORLD), 0);
+    std::vector<int64_t> table(T);
+    for (int64_t i = 0; i < T; i++)
+        table[i] = table_value((int64_t)me * T + i);
+    std::vector<int64_t> idx(R), result(R, -1);
+    uint64_t x = 88172645463325252ull + me;
+    for (int64_t i = 0; i < R; i++) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        idx[i] = (int64_t)(x % (uint64_t)(T * n));
+    }
+    int64_t next = 0, answered = 0;
+    std::vector<Ans> pending; // answers that did not fit yet
+    int fulls = 0, overflows = 0;
+    for (;;) {
+        while (next < R) {
+            Req r = {idx[next], ((int64_t)me << 32) | next};
+            int rc = shmem_queue_data_push(qreq, &r, 1, (int)(idx[next] / T));
+            if (rc == SHMEM_QUEUE_ERR_FULL) {
+                fulls++;
+                break;
+            }
+            ASSERT_EQ(rc, 0);
+            next++;
+        }
+        int rc = shmem_queue_global_flush(qreq);
+        ASSERT_TRUE(rc == 0 || rc == SHMEM_QUEUE_ERR_OVERFLOW);
+        overflows += rc != 0;
+        // serve: answer what fits; keep the rest of a source's requests for later
+        for (;;) {
+            size_t k = 0;
+            while (k < pending.size() && shmem_queue_data_push(qans, &pending[k], 1,
+                                                               (int)(pending[k].slot >> 32)) == 0)
+                k++;
+            pending.erase(pending.begin(), pending.begin() + k);
+            if (!pending.empty())
+                break;
+            Req r;
+            if (shmem_queue_data_pop(qreq, &r, 1, SHMEM_QUEUE_ANY_PE) != 0)
+                break;
+            // the requester is packed into the slot's high bits below
+            ASSERT_EQ(r.index / T, me);
+            pending.push_back({r.slot, table[r.index % T]});
+        }
+        rc = shmem_queue_global_flush(qans);
+        ASSERT_TRUE(rc == 0 || rc == SHMEM_QUEUE_ERR_OVERFLOW);
+        Ans a;
+        while (shmem_queue_data_pop(qans, &a, 1, SHMEM_QUEUE_ANY_PE) == 0) {
+            int64_t slot = a.slot & 0xffffffff;
+            ASSERT_EQ(a.slot >> 32, me);
+            result[slot] = a.value;
+            answered++;
+        }
+        // done when everybody has all answers and nothing is in flight anywhere
+        size_t in1, out1, in2, out2;
+        shmem_query_data_size(qreq, &in1, &out1, SHMEM_QUEUE_ANY_PE);
+        shmem_query_data_size(qans, &in2, &out2, SHMEM_QUEUE_ANY_PE);
+        int64_t busy = (answered < R) + (int64_t)(in1 + out1 + in2 + out2 + pending.size()), all;
+        MPI_Allreduce(&busy, &all, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        if (all == 0)
+            break;
+    }
+    for (int64_t i = 0; i < R; i++)
+        ASSERT_EQ(result[i], table_value(idx[i])) << i;
+    if (n > 1) {
+        int64_t f = fulls + overflows, fall;
+        MPI_Allreduce(&f, &fall, 1, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        EXPECT_GT(fall, 0); // the small rooms really were exercised
+    }
+    EXPECT_EQ(shmem_queue_data_destroy(&qreq, SHMEM_TEAM_WORLD), 0);
+    EXPECT_EQ(shmem_queue_data_destroy(&qans, SHMEM_TEAM_WORLD), 0);
+}
