@@ -169,6 +169,22 @@ static double k_dataq(ig_t *x)
     return t;
 }
 
+/* Termination vote that keeps the comm queue's target side running: a PE still in
+ * shmem_queue_local_flush may need this PE to apply its queued PUTs (active-message
+ * path), which a plain blocking MPI_Allreduce would not do. */
+static int vote_progress(int ok, shmem_queue_t cq)
+{
+    int all, done = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return all;
+        int p = shmem_queue_progress(cq);
+        if (p < 0) die("shmem_queue_progress", p);
+    }
+}
+
 static double k_dataq_commq(ig_t *x)
 {
     shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
@@ -213,7 +229,7 @@ static double k_dataq_commq(ig_t *x)
         if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
         size_t rin, rout;
         data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
-        if (bench_all_true(i == x->r && rin == 0 && rout == 0)) break;
+        if (vote_progress(i == x->r && rin == 0 && rout == 0, cq)) break;
     }
     shmem_barrier_all();
     t = bench_now() - t;
