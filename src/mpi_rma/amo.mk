@@ -1,1 +1,15 @@
 # amo: sources, tests, examples and benchmarks of this area.
+libshmemq_la_SOURCES += src/mpi_rma/amo.c
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_amo
+test_test_amo_SOURCES = $(TEST_COMMON_SOURCES) test/test_amo.cc test/test_generic.c
+test_test_amo_CPPFLAGS = $(TEST_INCLUDES)
+test_test_amo_LDADD = $(TEST_LIBS)
+test_test_amo_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+noinst_PROGRAMS += bench/amo_rate
+bench_amo_rate_SOURCES = bench/amo_rate.c
+bench_amo_rate_LDADD = $(SHMEMQ_LIBS)
+bench_amo_rate_LDFLAGS = $(NOINSTALL_FLAGS)
