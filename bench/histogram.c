@@ -286,7 +286,7 @@ int main(int argc, char **argv)
     h.me = shmem_my_pe();
     h.npes = shmem_n_pes();
     h.n = 4000000;
-    h.na = 100000;
+    h.na = 20000;
     h.tpp = 1000;
     h.dqbytes = 1 << 20;
     h.bucket = 2048;

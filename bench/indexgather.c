@@ -294,7 +294,7 @@ int main(int argc, char **argv)
     x.me = shmem_my_pe();
     x.npes = shmem_n_pes();
     x.r = 2000000;
-    x.rg = 100000;
+    x.rg = 20000;
     x.tpp = 100000;
     x.dqbytes = 1 << 19;
     x.reps = 3;

@@ -32,7 +32,7 @@ static uint64_t mix64(uint64_t z) /* splitmix64 */
 }
 
 static int me, npes;
-static int64_t l_num_ups = 100000, lnum_counts = 1000;
+static int64_t l_num_ups = 20000, lnum_counts = 1000;
 static int *dest_pe;         /* owner of update i */
 static int64_t *dest_off;    /* offset of update i on its owner */
 static int64_t *lcounts;     /* the symmetric table */
