@@ -288,7 +288,7 @@ int main(int argc, char **argv)
     h.n = 4000000;
     h.na = 20000;
     h.tpp = 1000;
-    h.dqbytes = 1 << 20;
+    h.dqbytes = 8 << 20; /* 8 MiB per peer: few flush rounds (see README) */
     h.bucket = 2048;
     h.reps = 3;
     uint64_t seed = 0x5eed;
