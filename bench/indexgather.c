@@ -296,7 +296,7 @@ int main(int argc, char **argv)
     x.r = 2000000;
     x.rg = 20000;
     x.tpp = 100000;
-    x.dqbytes = 1 << 19;
+    x.dqbytes = 4 << 20; /* requests: 4 MiB per peer (replies: twice that) */
     x.reps = 3;
     uint64_t seed = 0x1d6a;
     const char *out = NULL;
