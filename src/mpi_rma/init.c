@@ -79,9 +79,16 @@ int shmem_init_thread(int requested, int *provided)
     if (mpi_up) {
         shmemi.mpi_was_initialized = 1;
         MPI_Query_thread(&mpi_level);
-    } else if (MPI_Init_thread(NULL, NULL, to_mpi_thread_level(requested), &mpi_level) !=
-               MPI_SUCCESS) {
-        shmemi_fatal(routine, "MPI_Init_thread failed");
+    } else {
+#ifdef SHMEMQ_MPI_IS_OPENMPI
+        /* Debian's Open MPI disables osc/pt2pt and osc/ucx, which leaves a single-process
+         * job with no component that can MPI_Win_create (osc/sm only allocates). Allow
+         * ucx and pt2pt as last resorts unless the user chose the components. */
+        setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
+#endif
+        if (MPI_Init_thread(NULL, NULL, to_mpi_thread_level(requested), &mpi_level) !=
+            MPI_SUCCESS)
+            shmemi_fatal(routine, "MPI_Init_thread failed");
     }
     int level = from_mpi_thread_level(mpi_level);
     shmemi.thread_level = level < requested ? level : requested;

@@ -64,8 +64,13 @@ int shmemi_symseg_init(void)
                             1, info, shmemi.comm, &shmemi.data_win);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
-        fprintf(stderr, "[shmemq PE %d] shmem_init: MPI_Win_create over the data segment failed\n",
-                shmemi.my_pe);
+        char err[MPI_MAX_ERROR_STRING];
+        int len = 0;
+        MPI_Error_string(rc, err, &len);
+        fprintf(stderr,
+                "[shmemq PE %d] shmem_init: MPI_Win_create over the data segment "
+                "(%p, %zu bytes) failed: %s\n",
+                shmemi.my_pe, (void *)shmemi.data_base, shmemi.data_size, err);
         return -1;
     }
     MPI_Win_set_errhandler(shmemi.data_win, MPI_ERRORS_RETURN);
