@@ -20,10 +20,12 @@ int main(int argc, char **argv)
     int me = shmem_my_pe(), n = shmem_n_pes();
     int target = n > 1 ? 1 : 0;
     long *ctr = shmem_calloc(1, sizeof(long));
+    /* compare_swap runs on an int: Open MPI 4.1 crashes on 64-bit MPI_Compare_and_swap */
+    int *ictr = shmem_calloc(1, sizeof(int));
     long *fetched = malloc(sizeof(long) * (size_t)iters);
     int errors = 0;
     static const char *names[] = {"atomic_fetch_add", "atomic_add", "atomic_fetch_add_nbi",
-                                  "atomic_compare_swap", "atomic_fetch"};
+                                  "int_atomic_compare_swap", "atomic_fetch"};
     for (int v = 0; v < 5; v++) {
         shmem_barrier_all();
         double t0 = now();
@@ -34,7 +36,7 @@ int main(int argc, char **argv)
                 case 0: sum += shmem_long_atomic_fetch_add(ctr, 1, target); break;
                 case 1: shmem_long_atomic_add(ctr, 1, target); break;
                 case 2: shmem_long_atomic_fetch_add_nbi(&fetched[i], ctr, 1, target); break;
-                case 3: sum += shmem_long_atomic_compare_swap(ctr, -1, 0, target); break;
+                case 3: sum += shmem_int_atomic_compare_swap(ictr, -1, 0, target); break;
                 case 4: sum += shmem_long_atomic_fetch(ctr, target); break;
                 }
             }
@@ -60,6 +62,7 @@ int main(int argc, char **argv)
         }
     }
     shmem_barrier_all();
+    shmem_free(ictr);
     shmem_free(ctr);
     free(fetched);
     shmem_finalize();
