@@ -358,7 +358,7 @@ TEST_P(CommQueueModes, FullThenProgressThenRetry)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
     int pe = (me + 1) % n;
-    const int M = 8, TOTAL = 1000;
+    const int M = 8, TOTAL = 200;
     long *ctr = static_cast<long *>(shmem_calloc(1, sizeof(long)));
     long *arr = static_cast<long *>(shmem_calloc(TOTAL, sizeof(long)));
     shmem_barrier_all();
@@ -455,7 +455,7 @@ TEST_P(CommQueueModes, LargeAndStrided)
 TEST_P(CommQueueModes, ConcurrentAddsSameCounters)
 {
     int n = shmem_n_pes();
-    const int N = 16, R = 20000;
+    const int N = 16, R = 8000;
     uint64_t *ctr = static_cast<uint64_t *>(shmem_calloc(N, sizeof(uint64_t)));
     shmem_barrier_all();
     shmem_queue_t q;
@@ -477,6 +477,37 @@ TEST_P(CommQueueModes, ConcurrentAddsSameCounters)
     }
     shmem_barrier_all();
     shmem_free(ctr);
+}
+
+static int64_t g_static_ctr[4];
+static char g_static_buf[24];
+
+// Targets in the data/bss segment (the second window) on every path.
+TEST_P(CommQueueModes, StaticTargets)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n, from = (me + n - 1) % n;
+    std::memset(g_static_ctr, 0, sizeof g_static_ctr);
+    std::memset(g_static_buf, 0, sizeof g_static_buf);
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int r = 0; r < 100; r++)
+        for (int k = 0; k < n; k++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &g_static_ctr[r % 4], nullptr, 1, k, SHMEM_OP_ATOMIC_INC), 0);
+    char msg[24];
+    std::snprintf(msg, sizeof msg, "hello from %d", me);
+    ASSERT_EQ(shmem_char_queue_comm_push(q, g_static_buf, msg, sizeof msg, pe, SHMEM_OP_PUT), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    for (int i = 0; i < 4; i++)
+        EXPECT_EQ(g_static_ctr[i], 25 * n);
+    char want[24];
+    std::snprintf(want, sizeof want, "hello from %d", from);
+    EXPECT_STREQ(g_static_buf, want);
+    shmem_barrier_all();
 }
 
 INSTANTIATE_TEST_SUITE_P(Paths, CommQueueModes, ::testing::Values(0, 1, 2, 3));
@@ -578,4 +609,41 @@ TEST(CommQueue, SharedQueueFourThreads)
     shmem_barrier_all();
     shmem_free(tot);
     shmem_free(ctr);
+}
+
+// SHMEMQ_PROGRESS_THREAD=1: a timed-out op leaves with no queue calls at all.
+TEST(CommQueue, ProgressThreadHonoursTimeout)
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    if (provided != SHMEM_THREAD_MULTIPLE)
+        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int pe = (me + 1) % n;
+    long *t = static_cast<long *>(shmem_calloc(1, sizeof(long)));
+    shmem_barrier_all();
+    setenv("SHMEMQ_PROGRESS_THREAD", "1", 1);
+    setenv("SHMEMQ_COMM_PATH", "am", 1);
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_ADD, 0, 0.002);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    unsetenv("SHMEMQ_PROGRESS_THREAD");
+    unsetenv("SHMEMQ_COMM_PATH");
+    long one = 1;
+    ASSERT_EQ(shmem_long_queue_comm_push(q, t, &one, 1, pe, SHMEM_OP_ATOMIC_ADD), 0);
+    shmemx_queue_stats_t st;
+    for (int i = 0; i < 400; i++) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+        if (st.bursts > 0 || pe == me)
+            break;
+    }
+    if (pe != me) {
+        EXPECT_EQ(st.bursts, 1u);
+    }
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    EXPECT_EQ(*t, 1);
+    shmem_barrier_all();
+    shmem_free(t);
 }

@@ -188,6 +188,7 @@ void shmemi_queue_fini(void)
 {
     if (!am.up)
         return;
+    cq_stop_threads();
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */
     for (int i = 0; i < CQ_NRECV; i++) {

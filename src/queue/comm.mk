@@ -13,3 +13,8 @@ test_test_commq_LDADD = $(TEST_LIBS)
 test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
+
+noinst_PROGRAMS += bench/commq_rates
+bench_commq_rates_SOURCES = bench/commq_rates.c
+bench_commq_rates_LDADD = $(SHMEMQ_LIBS)
+bench_commq_rates_LDFLAGS = $(NOINSTALL_FLAGS)

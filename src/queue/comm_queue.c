@@ -10,9 +10,11 @@
 #include <limits.h>
 #include <math.h>
 #include <sched.h>
+#include <time.h>
 
 #define CQ_DEFAULT_MAX_ELEMS ((uint64_t)1 << 20)
 #define CQ_SLAB 64
+#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed with flush_local_all */
 #define CQ_DEAD_KEEP 1024 /* destroyed handles stay detectable until this many more die */
 
 const unsigned char cq_one[16] = {1};
@@ -143,6 +145,10 @@ static int cq_check(shmem_queue_t q, const char *routine)
         shmemi_debug(routine, "NULL queue handle");
         return SHMEM_QUEUE_ERR_ARG;
     }
+    /* A live handle is recognised without the registry lock (headers are never freed,
+     * so reading the magic is safe for any handle this library returned). */
+    if (SHMEMI_LIKELY(__atomic_load_n(&q->magic, __ATOMIC_ACQUIRE) == CQ_MAGIC_LIVE))
+        return 0;
     pthread_mutex_lock(&reg_lock);
     int mine = cq_is_mine(q);
     int rc = 0;
@@ -176,7 +182,9 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
         am_reclaim(q);
-        if (!q->free_chunks && q->rma_pending)
+        /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
+         * before paying it (memory stays bounded by max_elems anyway). */
+        if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
             rma_local_reclaim(q);
     }
     cq_chunk_t *c = q->free_chunks;
@@ -303,10 +311,12 @@ static int wait_all(int n, MPI_Request *reqs)
 }
 
 /* AM remote completion: a flush request to every PE that got batches; the reply comes
- * after the target applied all of them (messages on one tag do not overtake). */
-static int am_complete(shmem_queue_t q)
+ * after the target applied all of them (messages on one tag do not overtake). One
+ * such "epoch" may be in flight without waiting: progress starts one when the queue is
+ * half full, so a full queue usually finds room already made. */
+static int am_epoch_start(shmem_queue_t q)
 {
-    int k = 0, rc = 0;
+    int k = 0;
     for (int pe = 0; pe < q->n_pes; pe++) {
         if (!q->am_dirty[pe])
             continue;
@@ -322,16 +332,50 @@ static int am_complete(shmem_queue_t q)
             return SHMEM_QUEUE_ERR_MPI;
         k++;
     }
-    if (k)
-        rc = wait_all(2 * k, q->freq);
+    q->ep_k = k;
+    q->ep_ops = q->n_am_issued;
+    q->n_am_issued = 0;
+    q->ep_pending = 1;
+    return 0;
+}
+
+/* Completes the epoch in flight (wait: block while progressing; else only test). */
+static int am_epoch_end(shmem_queue_t q, int wait)
+{
+    if (!q->ep_pending)
+        return 0;
+    int rc = 0, n = 2 * q->ep_k;
+    if (wait) {
+        rc = wait_all(n, q->freq);
+    } else {
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return SHMEM_QUEUE_ERR_MPI;
+            if (!flag)
+                return 0;
+        }
+    }
+    q->ep_pending = 0;
+    q->outstanding -= q->ep_ops;
+    q->ep_ops = 0;
+    return rc;
+}
+
+static int am_complete(shmem_queue_t q)
+{
+    int rc = am_epoch_end(q, 1);
+    int r = am_epoch_start(q);
+    if (r == 0)
+        r = am_epoch_end(q, 1);
+    if (r && !rc)
+        rc = r;
     /* every batch was applied, so every send has completed or is about to */
     while (q->am_head) {
         am_reclaim(q);
         if (q->am_head)
             shmemi_progress();
     }
-    q->outstanding -= q->n_am_issued;
-    q->n_am_issued = 0;
     return rc;
 }
 
@@ -713,10 +757,14 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (rc == 0)
         q->st.ops_pushed += nops;
     if (q->timed) {
-        if (q->timeout == 0.0)
-            issue_all(q);
-        else
+        if (q->timeout == 0.0) {
+            /* no aggregation: this push's chunk leaves now */
+            int r = slot_issue(q, &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
+            if (r && !rc)
+                rc = r;
+        } else {
             cq_timer(q);
+        }
     }
     return rc;
 }
@@ -778,6 +826,48 @@ static void cq_free_all(shmem_queue_t q)
     q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
 }
 
+/* Progress thread (SHMEMQ_PROGRESS_THREAD=1, THREAD_MULTIPLE, 0 < timeout < MAX): issues
+ * timed-out operations and keeps incoming batches applied with no calls at all. The
+ * queue then takes its mutex like a SHARED queue. */
+static void *cq_thread_main(void *arg)
+{
+    shmem_queue_t q = arg;
+    double period = q->timeout / 4;
+    if (period > 1e-3)
+        period = 1e-3;
+    if (period < 1e-5)
+        period = 1e-5;
+    struct timespec ts = {0, (long)(period * 1e9)};
+    while (!q->stop_thread) {
+        nanosleep(&ts, NULL);
+        pthread_mutex_lock(&q->lock);
+        cq_timer(q);
+        am_reclaim(q);
+        pthread_mutex_unlock(&q->lock);
+        shmemi_progress();
+    }
+    return NULL;
+}
+
+static void cq_thread_stop(shmem_queue_t q)
+{
+    if (!q->has_thread)
+        return;
+    q->stop_thread = 1;
+    pthread_join(q->thread, NULL);
+    q->has_thread = 0;
+}
+
+void cq_stop_threads(void)
+{
+    pthread_mutex_lock(&reg_lock);
+    for (int i = 0; i < n_slabs; i++)
+        for (int k = 0; k < CQ_SLAB; k++)
+            if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+                cq_thread_stop(&slabs[i][k]);
+    pthread_mutex_unlock(&reg_lock);
+}
+
 int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
 {
     static const char *routine = "shmem_queue_comm_create";
@@ -827,7 +917,10 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
     q->path = env_path();
-    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    /* by measurement (docs/queues.md): MPICH applies RMA accumulates slower than the
+     * chunk can be combined; our own AM apply is cheaper than the hashing */
+    q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
+    q->combine = shmemi_env_bool("SHMEMQ_COMBINE", q->path == CQ_PATH_RMA);
     size_t maxrec = cq_chunk_bytes / 12 + 1;
     uint32_t hsize = 1;
     while (hsize < 2 * maxrec)
@@ -851,9 +944,15 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     }
     for (size_t i = 0; i < ns; i++)
         q->slots[i].key = CQ_NOKEY;
+    int want_thread = q->timed && q->timeout > 0 && shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
+                      shmemi_env_bool("SHMEMQ_PROGRESS_THREAD", 0);
+    if (want_thread)
+        q->shared = 1; /* the thread and the owner share the queue */
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
+    if (want_thread && pthread_create(&q->thread, NULL, cq_thread_main, q) == 0)
+        q->has_thread = 1;
     *queue = q;
     return 0;
 }
@@ -865,6 +964,7 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
+    cq_thread_stop(q);
     cq_lock(q);
     rc = flush_all(q);
     if (shmemi_env_bool("SHMEMQ_STATS", 0))
@@ -977,9 +1077,20 @@ int shmem_queue_progress(shmem_queue_t q)
     cq_lock(q);
     am_reclaim(q);
     shmemi_progress();
+    rc = am_epoch_end(q, 0);
     cq_timer(q);
-    if (q->outstanding >= q->max_elems)
-        rc = flush_all(q); /* a full queue must make room */
+    if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
+        q->outstanding >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
+        rc = issue_all(q);
+        if (rc == 0)
+            rc = am_epoch_start(q);
+    }
+    if (rc == 0 && q->outstanding >= q->max_elems) {
+        /* a full queue must make room: the epoch in flight, else everything */
+        rc = am_epoch_end(q, 1);
+        if (rc == 0 && q->outstanding >= q->max_elems)
+            rc = flush_all(q);
+    }
     if (rc == 0)
         rc = clamp_count(q->outstanding);
     cq_unlock(q);

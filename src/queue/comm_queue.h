@@ -97,9 +97,15 @@ struct shmem_queue_s {
     uint32_t hmask;
     MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
     cq_msghdr_t *fhdr;  /* flush request headers, per PE */
-    int *fpe;
+    int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
+    int ep_pending;   /* an AM flush epoch is in flight */
+    int ep_k;         /* its PEs (requests 2 per PE in freq) */
+    uint64_t ep_ops;  /* operations it completes */
     shmemx_queue_stats_t st;
     pthread_mutex_t lock;
+    int has_thread;        /* SHMEMQ_PROGRESS_THREAD: a thread honours timeout_flush */
+    volatile int stop_thread;
+    pthread_t thread;
     struct shmem_queue_s *next_dead;
 };
 
@@ -116,6 +122,8 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
 void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
+
+void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
@@ -155,6 +163,14 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
             int slot = cq_op_slot[op];
             if (pe == q->me && q->path == CQ_PATH_AM) {
                 /* Self target: applied at once, as the target would apply it. */
+                if (esize == 8 && slot == CQ_S_ADD && !cq_atomic_apply) {
+                    uint64_t v = 1, *p = (uint64_t *)dest;
+                    if (op != SHMEM_OP_ATOMIC_INC)
+                        memcpy(&v, src, 8);
+                    *p += v;
+                    q->st.ops_pushed++;
+                    return 0;
+                }
                 cq_apply_one(slot, (int)esize, win, disp, op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one : src);
                 q->st.ops_pushed++;
                 return 0;
