@@ -6,8 +6,7 @@ libshmemq_la_SOURCES += \
 # removed when merged with the comm queue dispatch: shmem_query_attr, shmem_query_size,
 # shmemx_queue_stats and shmemx_queue_strerror for data queues only (the comm-queue
 # area owns them and dispatches to shmemi_dataq_* on the DATQ magic).
-# (bench branch integration: the comm queue defines these symbols; dispatch to data queues still TODO)
-# libshmemq_la_SOURCES += src/queue/data_query_stub.c
+libshmemq_la_SOURCES += src/queue/data_query_stub.c
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_dataq

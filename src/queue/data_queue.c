@@ -115,11 +115,12 @@ static int flush_start(struct shmemi_dataq *q, int bg)
         q->xmine[2 * p] = q->out_len[p];
         q->xmine[2 * p + 1] = q->room - q->in_len[p];
     }
+    /* under the lock: a concurrent pop must see the flush in flight (see take()) */
+    q->phase = SHMEMI_DATAQ_COUNTS;
     dq_unlock(q);
     q->started++;
     q->bg = bg;
     q->nreq = 1;
-    q->phase = SHMEMI_DATAQ_COUNTS;
     int rc = MPI_Ialltoall(q->xmine, 2, MPI_UINT64_T, q->xpeer, 2, MPI_UINT64_T, q->comm,
                            &q->req[0]);
     if (rc != MPI_SUCCESS) {
@@ -225,9 +226,9 @@ static void flush_finish(struct shmemi_dataq *q)
         q->in_len[p] += q->recv[p];
     }
     q->stats.flushes++;
-    dq_unlock(q);
     q->last_rc = q->agree_out[0] ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
     q->phase = SHMEMI_DATAQ_IDLE;
+    dq_unlock(q);
 }
 
 /* Move the flush to its next phase once its requests are complete. */
@@ -317,12 +318,14 @@ static int flush_step(struct shmemi_dataq *q, int block)
     return 1;
 }
 
-/* Before a blocking collective step: agree on the number of flushes every PE started
- * (progress may have started one more on some PEs), finish ours, catch up. Runs on
- * q->ctrl so it never mixes with a flush's collectives in flight on q->comm. */
-static int dataq_sync(struct shmemi_dataq *q, const char *routine)
+/* Make every PE reach `started == most flushes any PE wants`, given `mine`: runs on
+ * q->ctrl so the agreement never mixes with a flush's collectives in flight on
+ * q->comm; a flush already started (background, or the global flush's own) goes on
+ * meanwhile. A PE that started fewer flushes runs the missing ones: they match the
+ * others' in-flight ones, since every flush is the same sequence of collectives. */
+static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine)
 {
-    uint64_t mine = q->started, most = 0;
+    uint64_t most = 0;
     MPI_Request req;
     int rc = MPI_Iallreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, q->ctrl, &req);
     if (rc == MPI_SUCCESS)
@@ -621,14 +624,16 @@ int shmem_queue_global_flush(shmem_queue_t queue)
     int rc = dq_get(routine, queue, &q);
     if (rc)
         return rc;
-    /* Finish a background flush (and let PEs that started fewer catch up), then one
-     * flush of everything pushed until now; its agreed status is the result. */
-    if ((rc = dataq_sync(q, routine)) != 0)
+    /* Goal: finish a background flush in flight, then one flush of everything pushed
+     * until now; its agreed status is the result. An idle PE starts its own flush at
+     * once, so the agreement overlaps it; a PE with a background flush in flight asks
+     * for one more. PEs whose background flushes lag catch up (dataq_sync). */
+    uint64_t want = q->started + 1;
+    if (q->phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 0)) != 0)
         return rc;
-    if ((rc = flush_start(q, 0)) != 0)
+    if ((rc = dataq_sync(q, want, routine)) != 0)
         return rc;
-    rc = flush_step(q, 1);
-    return rc < 0 ? rc : q->last_rc;
+    return q->last_rc;
 }
 SHMEMI_PROFILE(shmem_queue_global_flush)
 
@@ -749,7 +754,7 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
         return SHMEM_QUEUE_ERR_ARG;
     }
     /* Complete any background flush on every PE, so no collective is left pending. */
-    int src = dataq_sync(q, routine);
+    int src = dataq_sync(q, q->started, routine);
     size_t left = 0;
     for (int p = 0; p < q->npes; p++)
         left += q->out_len[p] + q->in_len[p];
