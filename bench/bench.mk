@@ -1,0 +1,13 @@
+# bench: the histogram example and the histogram / index-gather benchmarks.
+# Benchmarks are never run by make check; see bench/README.md.
+noinst_PROGRAMS += examples/histogram bench/histogram bench/indexgather
+examples_histogram_SOURCES = examples/histogram.c
+examples_histogram_LDADD = $(SHMEMQ_LIBS)
+examples_histogram_LDFLAGS = $(NOINSTALL_FLAGS)
+bench_histogram_SOURCES = bench/histogram.c bench/bench_util.h
+bench_histogram_LDADD = $(SHMEMQ_LIBS)
+bench_histogram_LDFLAGS = $(NOINSTALL_FLAGS)
+bench_indexgather_SOURCES = bench/indexgather.c bench/bench_util.h
+bench_indexgather_LDADD = $(SHMEMQ_LIBS)
+bench_indexgather_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += bench/README.md

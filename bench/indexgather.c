@@ -1,0 +1,399 @@
+/* bench/indexgather.c: the bale index-gather kernel, every variant on the same data in
+ * the same run, each answer checked exactly.
+ *
+ * Each PE owns T int64 table entries (symmetric); entry g of the global table (on PE
+ * g % npes at offset g / npes) holds a known function of g. Each PE gathers R entries at
+ * random global indices into a local array. Variants:
+ *   shmem_g      shmem_int64_g per request (run on the first -g requests: it is slow; its
+ *                rate is still per request)
+ *   dataq        round trip through two data queues: requests (offset, slot) to the owner,
+ *                replies (slot, value) back; global-flush rounds until every PE is done
+ *   dataq_commq  requests through a data queue, replies as queued PUTs (comm queue,
+ *                SHMEM_OP_PUT) straight into the requester's symmetric result array
+ *   mpi_alltoallv hand-written: MPI_Alltoall counts, MPI_Alltoallv of the offsets, local
+ *                lookup, MPI_Alltoallv of the values back, unpermute
+ * Each variant runs -r times; the reported time is the BEST run (min over runs of the
+ * slowest PE's time). Rates are Mgather/s summed over all PEs.
+ */
+#include <shmem.h>
+#include <shmemx.h>
+#include <mpi.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench_util.h"
+
+typedef struct {
+    int me, npes;
+    uint64_t r;       /* requests per PE */
+    uint64_t rg;      /* requests per PE for per-element shmem_g */
+    uint64_t tpp;     /* table entries per PE */
+    uint64_t qelems;  /* comm queue max_elems (0: library default) */
+    uint64_t dqbytes; /* request data queue max_bytes per peer (replies get twice that) */
+    int reps;
+    const char *only;
+    uint64_t salt;
+    uint32_t *spe;    /* owner PE of request i */
+    uint64_t *soff;   /* offset on the owner */
+    int64_t *table;   /* symmetric table */
+    int64_t *result;  /* symmetric result array (R entries) */
+} ig_t;
+
+typedef struct {
+    uint64_t slot;
+    int64_t val;
+} reply_t;
+
+static void die(const char *what, int rc)
+{
+    fprintf(stderr, "indexgather: %s failed: %d (%s)\n", what, rc,
+            rc < 0 ? shmemx_queue_strerror(rc) : "");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+static int wanted(const ig_t *x, const char *name)
+{
+    if (!x->only) return 1;
+    size_t l = strlen(name);
+    for (const char *p = x->only; (p = strstr(p, name)) != NULL; p += l)
+        if ((p == x->only || p[-1] == ',') && (p[l] == '\0' || p[l] == ',')) return 1;
+    return 0;
+}
+
+static inline int64_t entry_value(uint64_t salt, uint64_t g) { return (int64_t)bench_mix64(salt ^ g); }
+
+static double k_shmem_g(ig_t *x)
+{
+    shmem_barrier_all();
+    double t = bench_now();
+    for (uint64_t i = 0; i < x->rg; i++) x->result[i] = shmem_int64_g(&x->table[x->soff[i]], x->spe[i]);
+    shmem_barrier_all();
+    return bench_now() - t;
+}
+
+static shmem_queue_t data_queue(size_t elem, uint64_t bytes)
+{
+    shmem_queue_config_t c = {0};
+    c.qtype = SHMEM_QUEUE_DATA;
+    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+    c.max_bytes = bytes;
+    c.data_elem_size = elem;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    shmem_queue_t q;
+    int rc = shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD);
+    if (rc) die("shmem_queue_data_create", rc);
+    return q;
+}
+
+static void flush_ok(shmem_queue_t q)
+{
+    int rc = shmem_queue_global_flush(q); /* OVERFLOW: the rest moves next round */
+    if (rc && rc != SHMEM_QUEUE_ERR_OVERFLOW) die("shmem_queue_global_flush", rc);
+}
+
+static void data_size(shmem_queue_t q, size_t *in, size_t *out, int pe)
+{
+    int rc = shmem_query_data_size(q, in, out, pe);
+    if (rc) die("shmem_query_data_size", rc);
+}
+
+/* Push this PE's next requests (offset << 32 | slot) until the queue is full or all pushed. */
+static void push_requests(ig_t *x, shmem_queue_t rq, uint64_t *i)
+{
+    for (; *i < x->r; (*i)++) {
+        uint64_t req = x->soff[*i] << 32 | *i;
+        int rc = shmem_queue_data_push(rq, &req, 1, (int)x->spe[*i]);
+        if (rc == SHMEM_QUEUE_ERR_FULL) break;
+        if (rc) die("shmem_queue_data_push", rc);
+    }
+}
+
+static double k_dataq(ig_t *x)
+{
+    shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
+    shmem_queue_t pq = data_queue(sizeof(reply_t), 2 * x->dqbytes);
+    const size_t cap = 65536;
+    uint64_t *req = malloc(cap * sizeof(uint64_t));
+    reply_t *rep = malloc(cap * sizeof(reply_t));
+    int64_t *res = x->result;
+    shmem_barrier_all();
+    double t = bench_now();
+    uint64_t i = 0, got = 0;
+    for (;;) {
+        push_requests(x, rq, &i);
+        flush_ok(rq);
+        for (int s = 0; s < x->npes; s++) {
+            size_t in, out, pin, pout;
+            data_size(rq, &in, &out, s);
+            data_size(pq, &pin, &pout, s);
+            /* answer only what the reply room to s can take; the rest waits a round */
+            size_t room = (2 * x->dqbytes - pout) / sizeof(reply_t);
+            size_t left = in / sizeof(uint64_t);
+            if (left > room) left = room;
+            while (left > 0) {
+                size_t k = left < cap ? left : cap;
+                int rc = shmem_queue_data_pop(rq, req, k, s);
+                if (rc) die("shmem_queue_data_pop", rc);
+                for (size_t j = 0; j < k; j++) {
+                    rep[j].slot = req[j] & 0xffffffffu;
+                    rep[j].val = x->table[req[j] >> 32];
+                }
+                if ((rc = shmem_queue_data_push(pq, rep, k, s))) die("reply push", rc);
+                left -= k;
+            }
+        }
+        flush_ok(pq);
+        size_t pin, pout, rin, rout;
+        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
+        for (size_t left = pin / sizeof(reply_t); left > 0;) {
+            size_t k = left < cap ? left : cap;
+            int rc = shmem_queue_data_pop(pq, rep, k, SHMEM_QUEUE_ANY_PE);
+            if (rc) die("shmem_queue_data_pop", rc);
+            for (size_t j = 0; j < k; j++) res[rep[j].slot] = rep[j].val;
+            got += k;
+            left -= k;
+        }
+        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
+        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
+        if (bench_all_true(got == x->r && rin == 0 && rout == 0 && pout == 0)) break;
+    }
+    shmem_barrier_all();
+    t = bench_now() - t;
+    free(req);
+    free(rep);
+    int rc;
+    if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
+    if ((rc = shmem_queue_data_destroy(&pq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
+    return t;
+}
+
+/* Termination vote that keeps the comm queue's target side running: a PE still in
+ * shmem_queue_local_flush may need this PE to apply its queued PUTs (active-message
+ * path), which a plain blocking MPI_Allreduce would not do. */
+static int vote_progress(int ok, shmem_queue_t cq)
+{
+    int all, done = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done) return all;
+        int p = shmem_queue_progress(cq);
+        if (p < 0) die("shmem_queue_progress", p);
+    }
+}
+
+static double k_dataq_commq(ig_t *x)
+{
+    shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
+    shmem_queue_config_t c = {0};
+    c.qtype = SHMEM_QUEUE_COMM;
+    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+    c.max_elems = x->qelems;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    c.op_type = SHMEM_OP_PUT;
+    c.pe_type = SHMEM_PE_ALL;
+    shmem_queue_t cq;
+    int rc = shmem_queue_comm_create(&cq, &c);
+    if (rc) die("shmem_queue_comm_create", rc);
+    const size_t cap = 65536;
+    uint64_t *req = malloc(cap * sizeof(uint64_t));
+    shmem_barrier_all();
+    double t = bench_now();
+    uint64_t i = 0;
+    for (;;) {
+        push_requests(x, rq, &i);
+        flush_ok(rq);
+        for (int s = 0; s < x->npes; s++) {
+            size_t in, out;
+            data_size(rq, &in, &out, s);
+            for (size_t left = in / sizeof(uint64_t); left > 0;) {
+                size_t k = left < cap ? left : cap;
+                if ((rc = shmem_queue_data_pop(rq, req, k, s))) die("shmem_queue_data_pop", rc);
+                for (size_t j = 0; j < k; j++) {
+                    int64_t v = x->table[req[j] >> 32];
+                    int64_t *dst = &x->result[req[j] & 0xffffffffu];
+                    while ((rc = shmem_int64_queue_comm_push(cq, dst, &v, 1, s, SHMEM_OP_PUT)) ==
+                           SHMEM_QUEUE_ERR_FULL) {
+                        int p = shmem_queue_progress(cq);
+                        if (p < 0) die("shmem_queue_progress", p);
+                    }
+                    if (rc) die("shmem_int64_queue_comm_push", rc);
+                }
+                left -= k;
+            }
+        }
+        /* replies remotely complete before the termination vote */
+        if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
+        size_t rin, rout;
+        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
+        if (vote_progress(i == x->r && rin == 0 && rout == 0, cq)) break;
+    }
+    shmem_barrier_all();
+    t = bench_now() - t;
+    free(req);
+    if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
+    if ((rc = shmem_queue_comm_destroy(cq))) die("comm destroy", rc);
+    return t;
+}
+
+static double k_mpi_alltoallv(ig_t *x)
+{
+    int np = x->npes;
+    int *sc = calloc(np, sizeof(int)), *rc = calloc(np, sizeof(int));
+    int *sd = calloc(np, sizeof(int)), *rd = calloc(np, sizeof(int));
+    int *pos = calloc(np, sizeof(int));
+    uint64_t *sbuf = malloc(x->r * sizeof(uint64_t));
+    uint64_t *perm = malloc(x->r * sizeof(uint64_t));
+    int64_t *back = malloc(x->r * sizeof(int64_t));
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = bench_now();
+    for (uint64_t i = 0; i < x->r; i++) sc[x->spe[i]]++;
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    uint64_t nr = 0;
+    for (int p = 0; p < np; p++) {
+        sd[p] = p ? sd[p - 1] + sc[p - 1] : 0;
+        rd[p] = p ? rd[p - 1] + rc[p - 1] : 0;
+        nr += rc[p];
+        pos[p] = sd[p];
+    }
+    for (uint64_t i = 0; i < x->r; i++) {
+        int k = pos[x->spe[i]]++;
+        sbuf[k] = x->soff[i];
+        perm[k] = i;
+    }
+    uint64_t *rbuf = malloc((nr ? nr : 1) * sizeof(uint64_t));
+    int64_t *vals = malloc((nr ? nr : 1) * sizeof(int64_t));
+    MPI_Alltoallv(sbuf, sc, sd, MPI_UINT64_T, rbuf, rc, rd, MPI_UINT64_T, MPI_COMM_WORLD);
+    for (uint64_t j = 0; j < nr; j++) vals[j] = x->table[rbuf[j]];
+    MPI_Alltoallv(vals, rc, rd, MPI_INT64_T, back, sc, sd, MPI_INT64_T, MPI_COMM_WORLD);
+    for (uint64_t k = 0; k < x->r; k++) x->result[perm[k]] = back[k];
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = bench_now() - t;
+    free(sc); free(rc); free(sd); free(rd); free(pos); free(sbuf); free(perm); free(back);
+    free(rbuf); free(vals);
+    return t;
+}
+
+enum { V_G, V_DQ, V_DQCQ, V_A2A, NV };
+static const char *vname[NV] = {"shmem_g", "dataq", "dataq_commq", "mpi_alltoallv"};
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: indexgather [-n requests/PE] [-g shmem_g requests/PE] [-t entries/PE]\n"
+                    "                   [-r reps] [-q commq max_elems] [-b dataq bytes/peer]\n"
+                    "                   [-s seed] [-v variant,variant] [-o csv]\n");
+}
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    ig_t x = {0};
+    x.me = shmem_my_pe();
+    x.npes = shmem_n_pes();
+    x.r = 2000000;
+    x.rg = 20000;
+    x.tpp = 100000;
+    x.dqbytes = 4 << 20; /* requests: 4 MiB per peer (replies: twice that) */
+    x.reps = 3;
+    uint64_t seed = 0x1d6a;
+    const char *out = NULL;
+    int opt;
+    while ((opt = getopt(argc, argv, "n:g:t:r:q:b:s:v:o:h")) != -1) {
+        switch (opt) {
+        case 'n': x.r = strtoull(optarg, NULL, 0); break;
+        case 'g': x.rg = strtoull(optarg, NULL, 0); break;
+        case 't': x.tpp = strtoull(optarg, NULL, 0); break;
+        case 'r': x.reps = atoi(optarg); break;
+        case 'q': x.qelems = strtoull(optarg, NULL, 0); break;
+        case 'b': x.dqbytes = strtoull(optarg, NULL, 0); break;
+        case 's': seed = strtoull(optarg, NULL, 0); break;
+        case 'v': x.only = optarg; break;
+        case 'o': out = optarg; break;
+        default:
+            if (x.me == 0) usage();
+            shmem_finalize();
+            return opt == 'h' ? 0 : 1;
+        }
+    }
+    if (x.rg > x.r) x.rg = x.r;
+    /* slots and offsets are packed into 32 bits each in the request words */
+    if (x.tpp == 0 || x.tpp > UINT32_MAX || x.r == 0 || x.r > UINT32_MAX || x.reps < 1 ||
+        x.dqbytes < 2 * sizeof(reply_t)) {
+        if (x.me == 0) usage();
+        shmem_finalize();
+        return 1;
+    }
+    x.salt = bench_mix64(seed + 1);
+    uint64_t nglobal = x.tpp * (uint64_t)x.npes;
+    x.table = shmem_malloc(x.tpp * sizeof(int64_t));
+    x.result = shmem_malloc(x.r * sizeof(int64_t));
+    for (uint64_t o = 0; o < x.tpp; o++) x.table[o] = entry_value(x.salt, o * x.npes + x.me);
+    x.spe = malloc(x.r * sizeof(uint32_t));
+    x.soff = malloc(x.r * sizeof(uint64_t));
+    int64_t *expect = malloc(x.r * sizeof(int64_t));
+    for (uint64_t i = 0; i < x.r; i++) {
+        uint64_t g = bench_histo_index(seed, x.me, i, nglobal);
+        x.spe[i] = (uint32_t)(g % x.npes);
+        x.soff[i] = g / x.npes;
+        expect[i] = entry_value(x.salt, g);
+    }
+    shmem_barrier_all();
+
+    if (x.me == 0)
+        printf("indexgather: %d PEs, %llu requests/PE (%llu for shmem_g), %llu entries/PE, "
+               "best of %d runs, %s\n",
+               x.npes, (unsigned long long)x.r, (unsigned long long)x.rg,
+               (unsigned long long)x.tpp, x.reps, bench_mpi_name());
+    int all_ok = 1;
+    for (int v = 0; v < NV; v++) {
+        if (!wanted(&x, vname[v])) continue;
+        double best = 0;
+        int ok = 1;
+        uint64_t nr = v == V_G ? x.rg : x.r;
+        for (int rep = 0; rep < x.reps; rep++) {
+            memset(x.result, 0, x.r * sizeof(int64_t));
+            shmem_barrier_all();
+            double t = 0;
+            switch (v) {
+            case V_G: t = k_shmem_g(&x); break;
+            case V_DQ: t = k_dataq(&x); break;
+            case V_DQCQ: t = k_dataq_commq(&x); break;
+            case V_A2A: t = k_mpi_alltoallv(&x); break;
+            }
+            bench_mam_t m = bench_min_avg_max(t);
+            if (rep == 0 || m.max < best) best = m.max;
+            int mine = 1;
+            for (uint64_t i = 0; i < nr; i++)
+                if (x.result[i] != expect[i]) mine = 0;
+            ok &= bench_all_true(mine);
+        }
+        bench_result_t *res = bench_record(vname[v], x.npes, nr, x.tpp, best, x.reps, ok);
+        if (x.me == 0)
+            printf("%-14s: %10.3f Mgather/s summed over %d PEs (%.4f s, %llu req/PE) %s\n",
+                   vname[v], res->rate, x.npes, best, (unsigned long long)nr,
+                   ok ? "OK" : "WRONG");
+        all_ok &= ok;
+    }
+    if (x.me == 0) {
+        const bench_result_t *a = bench_find("dataq"), *b = bench_find("dataq_commq");
+        const bench_result_t *q = (a && b) ? (a->rate >= b->rate ? a : b) : (a ? a : b);
+        if (q) {
+            char what[96];
+            snprintf(what, sizeof what, "best queue (%s) / shmem_g", q->name);
+            bench_ratio(what, q, bench_find("shmem_g"), 50.0);
+        }
+        bench_ratio("dataq / mpi_alltoallv", a, bench_find("mpi_alltoallv"), 0.9);
+        fflush(stdout);
+        bench_write_csv(out, "indexgather", bench_mpi_name(), "mgather_per_s");
+    }
+    shmem_free(x.result);
+    shmem_free(x.table);
+    free(x.spe);
+    free(x.soff);
+    free(expect);
+    shmem_finalize();
+    return all_ok ? 0 : 1;
+}
