@@ -272,9 +272,13 @@ void *shmem_realloc(void *ptr, size_t size)
         return NULL;
     }
     shmem_barrier_all(); /* the old block may still be a target */
-    size_t want = align_up(size, HEAP_MIN_ALIGN);
     void *p = NULL;
-    if (want <= b->size) {
+    /* Refuse before rounding up: align_up would wrap a size near SIZE_MAX to a tiny one
+     * and "shrink" the block in place, handing its bytes to the next allocation. */
+    size_t want = size <= shmemi.heap_size ? align_up(size, HEAP_MIN_ALIGN) : 0;
+    if (want == 0) {
+        shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested", size);
+    } else if (want <= b->size) {
         if (b->size > want) { /* give back the tail */
             block_new(b->off + want, b->size - want, 1, b, b->next);
             b->size = want;
