@@ -110,7 +110,7 @@ static int block_type(size_t len, size_t esize, ptrdiff_t stride, size_t extent,
 {
     MPI_Datatype t;
     int rc;
-    if (stride == 1)
+    if (stride == 1 || len == 1) /* one element: its stride plays no part (and may overflow) */
         rc = MPI_Type_contiguous((int)(len * esize), MPI_BYTE, &t);
     else
         rc = MPI_Type_create_hvector((int)len, (int)esize, (MPI_Aint)stride * (MPI_Aint)esize,
@@ -326,6 +326,10 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
          * pitches, so block j of piece k sits where the whole block j would. */
         size_t per = limit / esize ? limit / esize : 1;
         size_t sext = nelems * (size_t)sst * esize, dext = nelems * (size_t)dst * esize;
+        if (g->n == 1) { /* one block: the pitch plays no part (and may overflow) */
+            sext = sspan;
+            dext = dspan;
+        }
         for (size_t k = 0; k < nelems; k += per) {
             size_t len = nelems - k < per ? nelems - k : per;
             MPI_Datatype st, rt;
