@@ -451,6 +451,8 @@ TEST(Coll, InvalidArguments)
     EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 0, 1, 1), 0); // zero stride
     EXPECT_NE(shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, dst, 2), 0);        // aliased
     EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 1, PTRDIFF_MAX / 2, 3), 0); // overflow
+    if (n > 1) // one element per block, but the block pitch overflows
+        EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, PTRDIFF_MAX, PTRDIFF_MAX, 1), 0);
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, local_dst, src, 4), 0);
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, dst, dst + 1, 4), 0); // partial overlap
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_INVALID, dst, src, 4), 0);
@@ -461,6 +463,12 @@ TEST(Coll, InvalidArguments)
         ASSERT_EQ(dst[k], -1) << k;
     for (int k = 0; k < 4; k++)
         EXPECT_EQ(local_dst[k], 7);
+    // One PE, one element: the strides play no part (they used to overflow in MPI types).
+    if (n == 1) {
+        EXPECT_EQ(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, PTRDIFF_MAX, PTRDIFF_MAX, 1), 0);
+        EXPECT_EQ(dst[0], 5);
+        EXPECT_EQ(dst[1], -1);
+    }
     // NULL is fine with a count of zero.
     EXPECT_EQ(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, nullptr, nullptr, 0), 0);
     EXPECT_EQ(shmem_int_fcollect(SHMEM_TEAM_WORLD, nullptr, nullptr, 0), 0);

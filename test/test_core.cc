@@ -146,6 +146,27 @@ TEST(Heap, ReallocKeepsContents)
     EXPECT_EQ(shmem_realloc(nullptr, 0), nullptr);
 }
 
+// A size near SIZE_MAX must fail, not wrap while rounding up and shrink the block.
+TEST(Heap, ReallocHugeFailsAndKeepsBlock)
+{
+    int me = shmem_my_pe();
+    long *a = (long *)shmem_malloc(32 * sizeof(long));
+    ASSERT_NE(a, nullptr);
+    for (int i = 0; i < 32; i++)
+        a[i] = me * 1000 + i;
+    EXPECT_EQ(shmem_realloc(a, SIZE_MAX - 10), nullptr);
+    EXPECT_EQ(shmem_realloc(a, SIZE_MAX), nullptr);
+    long *b = (long *)shmem_malloc(32 * sizeof(long));
+    ASSERT_NE(b, nullptr);
+    EXPECT_TRUE(b + 32 <= a || a + 32 <= b) << "a=" << a << " b=" << b;
+    for (int i = 0; i < 32; i++)
+        b[i] = -1;
+    for (int i = 0; i < 32; i++)
+        EXPECT_EQ(a[i], me * 1000 + i);
+    shmem_free(b);
+    shmem_free(a);
+}
+
 template <typename T> static void check_typed_rma(void (*put)(T *, const T *, size_t, int),
                                                   void (*get)(T *, const T *, size_t, int),
                                                   void (*p)(T *, T, int), T (*g)(const T *, int))
