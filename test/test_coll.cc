@@ -451,8 +451,9 @@ TEST(Coll, InvalidArguments)
     EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 0, 1, 1), 0); // zero stride
     EXPECT_NE(shmem_int_alltoall(SHMEM_TEAM_WORLD, dst, dst, 2), 0);        // aliased
     EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, 1, PTRDIFF_MAX / 2, 3), 0); // overflow
-    if (n > 1) // one element per block, but the block pitch overflows
+    if (n > 1) { // one element per block, but the block pitch overflows
         EXPECT_NE(shmem_int_alltoalls(SHMEM_TEAM_WORLD, dst, src, PTRDIFF_MAX, PTRDIFF_MAX, 1), 0);
+    }
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, local_dst, src, 4), 0);
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, dst, dst + 1, 4), 0); // partial overlap
     EXPECT_NE(shmem_int_sum_reduce(SHMEM_TEAM_INVALID, dst, src, 4), 0);
