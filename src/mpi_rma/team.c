@@ -149,7 +149,7 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     /* Valid triplet (spec): start + stride*i in [0, N) for every i in [0, size).
      * Any stride qualifies, negative too; 0 only for a single PE (no repeated PEs). */
     int n = parent_team->n_pes;
-    long long last = (long long)start + (long long)stride * (size - 1);
+    long long last = (long long)start + (long long)stride * ((long long)size - 1);
     if (size < 1 || size > n || start < 0 || start >= n || last < 0 || last >= n ||
         (stride == 0 && size > 1)) {
         shmemi_debug(routine, "invalid triplet start %d stride %d size %d over %d PEs", start,
