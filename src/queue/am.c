@@ -195,6 +195,12 @@ void shmemi_queue_fini(void)
     if (!am.up)
         return;
     cq_stop_threads();
+    /* Nothing lost at finalize: queues still live are completed (and freed) while the
+     * windows exist and every PE still applies batches; the barrier (which progresses)
+     * keeps each PE applying until every PE's flushes are done, so no batch arrives
+     * after the receives are cancelled. */
+    shmemi_queue_comm_flush_live(1);
+    shmemi_barrier_comm(shmemi.comm);
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */
     for (int i = 0; i < CQ_NRECV; i++) {

@@ -901,6 +901,44 @@ void cq_stop_threads(void)
     pthread_mutex_unlock(&reg_lock);
 }
 
+/* Finalize (and tests): complete every queue still live. The live headers are
+ * collected under the registry lock, then flushed without it (a flush progresses,
+ * destroy takes the lock). destroy: also free them, as shmem_queue_comm_destroy does.
+ * Returns the number of live queues found. */
+int shmemi_queue_comm_flush_live(int destroy)
+{
+    pthread_mutex_lock(&reg_lock);
+    int n = 0;
+    for (int i = 0; i < n_slabs; i++)
+        for (int k = 0; k < CQ_SLAB; k++)
+            n += slabs[i][k].magic == CQ_MAGIC_LIVE;
+    shmem_queue_t *live = n ? malloc(sizeof(*live) * (size_t)n) : NULL;
+    int m = 0;
+    for (int i = 0; live && i < n_slabs; i++)
+        for (int k = 0; k < CQ_SLAB; k++)
+            if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+                live[m++] = &slabs[i][k];
+    pthread_mutex_unlock(&reg_lock);
+    if (n && !live) { /* no memory for the list: flush in place, never free */
+        for (int i = 0; i < n_slabs; i++)
+            for (int k = 0; k < CQ_SLAB; k++)
+                if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+                    shmem_queue_local_flush(&slabs[i][k]);
+        return n;
+    }
+    for (int i = 0; i < m; i++) {
+        if (destroy) {
+            shmemi_debug("shmem_finalize", "comm queue %llu still live: flushed and destroyed",
+                         (unsigned long long)live[i]->id);
+            shmem_queue_comm_destroy(live[i]);
+        } else {
+            shmem_queue_local_flush(live[i]);
+        }
+    }
+    free(live);
+    return n;
+}
+
 int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
 {
     static const char *routine = "shmem_queue_comm_create";

@@ -129,6 +129,9 @@ uint32_t cq_am_token(void);
 int cq_am_ready(void);
 
 void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
+/* Complete (destroy != 0: and free) every live comm queue; the number found.
+ * shmem_finalize runs it through shmemi_queue_fini, before its last barrier. */
+int shmemi_queue_comm_flush_live(int destroy);
 
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
