@@ -71,6 +71,7 @@ struct shmem_queue_s {
     int path;      /* CQ_PATH_* for atomics and small puts */
     int combine;   /* 0 off, 1 on, 2 adaptive */
     uint32_t comb_skip; /* adaptive: bursts left to send uncombined */
+    int dedupe;    /* merge every atomic burst (one-process Open MPI windows) */
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
     int pfast;         /* progress may only count (not SHARED, not timed) */
@@ -87,6 +88,8 @@ struct shmem_queue_s {
     uint32_t pctr;
     size_t cbytes; /* data bytes per chunk of this queue */
     int rma_dirty[2];
+    int one_pe;    /* the only PE chunks were opened for since the last full flush;
+                      -1: none yet, -2: several (the SHMEM_PE_SAME case, detected) */
     cq_slot_t *slots;         /* [pe * CQ_NSLOTS + slot] */
     unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
     cq_chunk_t *free_chunks;
