@@ -179,6 +179,70 @@ static inline void cq_unlock(shmem_queue_t q)
 static void rma_local_reclaim(shmem_queue_t q);
 static void am_reclaim(shmem_queue_t q);
 
+/* Chunks of destroyed queues are kept for the next queues (up to CQ_CACHE_BYTES per
+ * PE): a program that creates and destroys queues repeatedly then does not page-fault
+ * fresh chunk memory inside its push loops (the profile showed ~8% of cycles in page
+ * faults and their clearing with per-queue malloc/free). Two sizes exist (AM chunks and
+ * the 2x RMA chunks), cached apart. */
+#define CQ_CACHE_BYTES ((size_t)64 << 20)
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    size_t cbytes;
+    cq_chunk_t *head;
+} chunk_cache[2];
+static size_t cache_bytes;
+
+static cq_chunk_t *cache_take(size_t cbytes)
+{
+    cq_chunk_t *c = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < 2; i++) {
+        if (chunk_cache[i].cbytes == cbytes && chunk_cache[i].head) {
+            c = chunk_cache[i].head;
+            chunk_cache[i].head = c->next;
+            cache_bytes -= cbytes;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+/* Keeps c for later queues, or frees it. */
+static void cache_give(cq_chunk_t *c, size_t cbytes)
+{
+    pthread_mutex_lock(&cache_lock);
+    if (cache_bytes + cbytes <= CQ_CACHE_BYTES) {
+        for (int i = 0; i < 2; i++) {
+            if (chunk_cache[i].cbytes == 0)
+                chunk_cache[i].cbytes = cbytes;
+            if (chunk_cache[i].cbytes == cbytes) {
+                c->next = chunk_cache[i].head;
+                chunk_cache[i].head = c;
+                cache_bytes += cbytes;
+                c = NULL;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    free(c);
+}
+
+void cq_cache_free(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < 2; i++) {
+        while (chunk_cache[i].head) {
+            cq_chunk_t *c = chunk_cache[i].head;
+            chunk_cache[i].head = c->next;
+            free(c);
+        }
+    }
+    cache_bytes = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
 static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
@@ -193,10 +257,13 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
         q->free_chunks = c->next;
         return c;
     }
-    c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
-    if (!c)
-        return NULL;
-    c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
+    c = cache_take(q->cbytes);
+    if (!c) {
+        c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
+        if (!c)
+            return NULL;
+        c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
+    }
     q->n_chunks++;
     return c;
 }
@@ -865,17 +932,19 @@ static int env_path(void)
 
 static void cq_free_all(shmem_queue_t q)
 {
+    /* called after a complete flush (or before any chunk existed): no chunk is in use */
     cq_chunk_t *lists[3] = {q->free_chunks, q->am_head, q->rma_pending};
     for (int l = 0; l < 3; l++) {
         for (cq_chunk_t *c = lists[l]; c;) {
             cq_chunk_t *n = c->next;
-            free(c);
+            cache_give(c, q->cbytes);
             c = n;
         }
     }
     if (q->slots) {
         for (size_t i = 0; i < (size_t)q->n_pes * CQ_NSLOTS; i++)
-            free(q->slots[i].ch);
+            if (q->slots[i].ch)
+                cache_give(q->slots[i].ch, q->cbytes);
     }
     free(q->slots);
     free(q->am_dirty);

@@ -135,6 +135,7 @@ void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 /* Complete (destroy != 0: and free) every live comm queue; the number found.
  * shmem_finalize runs it through shmemi_queue_fini, before its last barrier. */
 int shmemi_queue_comm_flush_live(int destroy);
+void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
