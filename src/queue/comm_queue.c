@@ -136,6 +136,15 @@ static void cq_header_free(struct shmem_queue_s *q)
 }
 
 /* 0 if q is a live comm queue, else the error to return (reported under SHMEM_DEBUG). */
+/* ops_pushed including the atomics still in open chunks (counted when they leave). */
+static uint64_t ops_pushed_now(shmem_queue_t q)
+{
+    uint64_t n = q->st.ops_pushed;
+    for (size_t i = 0; q->slots && i < (size_t)q->n_pes * CQ_NSLOTS; i++)
+        n += q->slots[i].ch ? q->slots[i].n : 0;
+    return n;
+}
+
 static int cq_check(shmem_queue_t q, const char *routine)
 {
     if (SHMEMI_UNLIKELY(!shmemi.initialized)) {
@@ -644,6 +653,8 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
         return 0;
     }
     q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
+    if (atomic)
+        q->st.ops_pushed += n; /* one add per chunk instead of one per push */
     uint32_t sent = n;
     if (atomic) {
         if (q->dedupe && n > 1) {
@@ -888,8 +899,8 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     } else {
         rc = append_rw(q, pe, CQ_S_GET, win, disp, dest, NULL, nbytes);
     }
-    if (rc == 0)
-        q->st.ops_pushed += nops;
+    if (rc == 0 && !atomic)
+        q->st.ops_pushed += nops; /* atomics: counted per chunk in slot_issue */
     if (q->timed) {
         if (q->timeout == 0.0) {
             /* no aggregation: this push's chunk leaves now */
@@ -1274,6 +1285,7 @@ int shmemx_queue_stats(shmem_queue_t q, shmemx_queue_stats_t *stats)
     }
     cq_lock(q);
     *stats = q->st;
+    stats->ops_pushed = ops_pushed_now(q);
     cq_unlock(q);
     return 0;
 }

@@ -183,8 +183,7 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
                 } else {
                     memcpy(s->opnd + (size_t)n * esize, src, esize);
                 }
-                q->outstanding++;
-                q->st.ops_pushed++;
+                q->outstanding++; /* ops_pushed: counted when the chunk leaves */
                 return 0;
             }
         }
