@@ -16,6 +16,8 @@
 
 
 extern "C" int commq_generic_push(shmem_queue_t q, long *l, uint64_t *u, double *d, int pe);
+// The library's finalize step for live queues (src/queue/comm_queue.h).
+extern "C" int shmemi_queue_comm_flush_live(int destroy);
 
 namespace {
 
@@ -231,6 +233,55 @@ class CommQueueModes : public ::testing::TestWithParam<int> {
         unsetenv("SHMEMQ_COMBINE");
     }
 };
+
+// What shmem_finalize does with queues still live: shmemi_queue_comm_flush_live
+// completes them (0) or completes and destroys them (1, the finalize case). Adds, a put
+// and a get to the right neighbour, never flushed by the test itself.
+TEST_P(CommQueueModes, FlushLiveCompletesLiveQueues)
+{
+    int me = shmem_my_pe(), right = right_neighbor();
+    const int N = 100;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    int64_t *src = static_cast<int64_t *>(shmem_malloc(2 * sizeof(int64_t)));
+    src[0] = 1000 + me;
+    src[1] = 0;
+    shmem_barrier_all();
+    for (int destroy = 0; destroy < 2; destroy++) {
+        shmem_queue_t q1, q2;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        ASSERT_EQ(shmem_queue_comm_create(&q1, &c), 0);
+        ASSERT_EQ(shmem_queue_comm_create(&q2, &c), 0);
+        int64_t got = -1;
+        for (int i = 0; i < N; i++) {
+            int64_t v = i + 1;
+            ASSERT_EQ(shmem_int64_queue_comm_push(q1, &ctr[i], &v, 1, right, SHMEM_OP_ATOMIC_ADD), 0);
+        }
+        ASSERT_EQ(shmem_int64_queue_comm_push(q2, &src[1], &src[0], 1, right, SHMEM_OP_PUT), 0);
+        ASSERT_EQ(shmem_int64_queue_comm_push(q2, &got, &src[0], 1, right, SHMEM_OP_GET), 0);
+        EXPECT_GE(shmemi_queue_comm_flush_live(destroy), 2);
+        // the GET is complete here, before any barrier
+        EXPECT_EQ(got, 1000 + right);
+        size_t sz = 1;
+        if (destroy) {
+            EXPECT_EQ(shmem_query_size(q1, &sz), SHMEM_QUEUE_ERR_STATE);
+            EXPECT_EQ(shmem_queue_local_flush(q2), SHMEM_QUEUE_ERR_STATE);
+        } else {
+            EXPECT_EQ(shmem_query_size(q1, &sz), 0);
+            EXPECT_EQ(sz, 0u);
+            EXPECT_EQ(shmem_queue_comm_destroy(q1), 0);
+            EXPECT_EQ(shmem_queue_comm_destroy(q2), 0);
+        }
+        shmem_barrier_all();
+        int left = left_neighbor();
+        for (int i = 0; i < N; i++)
+            ASSERT_EQ(ctr[i], (int64_t)(destroy + 1) * (i + 1)) << i;
+        EXPECT_EQ(src[1], 1000 + left);
+        src[1] = 0;
+        shmem_barrier_all();
+    }
+    shmem_free(ctr);
+    shmem_free(src);
+}
 
 // Every PE adds to every PE's counters: exact totals, including self targets.
 TEST_P(CommQueueModes, AtomicAddsFromAllPesExact)
@@ -703,4 +754,24 @@ TEST(CommQueue, TargetsWithoutQueues)
     EXPECT_EQ(sum, mine);
     shmem_barrier_all();
     shmem_free(ctr);
+}
+
+// Left live on purpose: shmem_finalize (after the last test) must complete these ops
+// without hanging; the values cannot be checked after finalize, the same routine is
+// checked by FlushLiveCompletesLiveQueues.
+TEST(CommQueue, LeftLiveUntilFinalize)
+{
+    static int64_t sink[4]; // static: symmetric data segment
+    for (const char *path : {"am", "rma"}) {
+        setenv("SHMEMQ_COMM_PATH", path, 1);
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        unsetenv("SHMEMQ_COMM_PATH");
+        int64_t one = 1;
+        for (int i = 0; i < 1000; i++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &sink[i % 4], &one, 1, right_neighbor(),
+                                                  SHMEM_OP_ATOMIC_ADD), 0);
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, &sink[3], &one, 1, right_neighbor(), SHMEM_OP_PUT), 0);
+    }
 }

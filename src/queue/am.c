@@ -20,7 +20,9 @@
 
 #define CQ_NRECV 16
 
-size_t cq_chunk_bytes = 32768;
+/* 128 KiB by measurement (docs/queues.md: 32K-1M sweep of bench/histogram, MPICH,
+ * 2 PEs: 64K-256K beat 32K by ~25% against the same run's MPI_Alltoallv baseline). */
+size_t cq_chunk_bytes = 131072;
 int cq_atomic_apply;
 
 static struct {
@@ -195,6 +197,13 @@ void shmemi_queue_fini(void)
     if (!am.up)
         return;
     cq_stop_threads();
+    /* Nothing lost at finalize: queues still live are completed (and freed) while the
+     * windows exist and every PE still applies batches; the barrier (which progresses)
+     * keeps each PE applying until every PE's flushes are done, so no batch arrives
+     * after the receives are cancelled. */
+    shmemi_queue_comm_flush_live(1);
+    shmemi_barrier_comm(shmemi.comm);
+    cq_cache_free();
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */
     for (int i = 0; i < CQ_NRECV; i++) {

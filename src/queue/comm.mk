@@ -18,3 +18,8 @@ noinst_PROGRAMS += bench/commq_rates
 bench_commq_rates_SOURCES = bench/commq_rates.c
 bench_commq_rates_LDADD = $(SHMEMQ_LIBS)
 bench_commq_rates_LDFLAGS = $(NOINSTALL_FLAGS)
+
+noinst_PROGRAMS += bench/commq_flush
+bench_commq_flush_SOURCES = bench/commq_flush.c
+bench_commq_flush_LDADD = $(SHMEMQ_LIBS)
+bench_commq_flush_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -71,6 +71,7 @@ struct shmem_queue_s {
     int path;      /* CQ_PATH_* for atomics and small puts */
     int combine;   /* 0 off, 1 on, 2 adaptive */
     uint32_t comb_skip; /* adaptive: bursts left to send uncombined */
+    int dedupe;    /* merge every atomic burst (one-process Open MPI windows) */
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
     int pfast;         /* progress may only count (not SHARED, not timed) */
@@ -87,6 +88,8 @@ struct shmem_queue_s {
     uint32_t pctr;
     size_t cbytes; /* data bytes per chunk of this queue */
     int rma_dirty[2];
+    int one_pe;    /* the only PE chunks were opened for since the last full flush;
+                      -1: none yet, -2: several (the SHMEM_PE_SAME case, detected) */
     cq_slot_t *slots;         /* [pe * CQ_NSLOTS + slot] */
     unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
     cq_chunk_t *free_chunks;
@@ -129,6 +132,10 @@ uint32_t cq_am_token(void);
 int cq_am_ready(void);
 
 void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
+/* Complete (destroy != 0: and free) every live comm queue; the number found.
+ * shmem_finalize runs it through shmemi_queue_fini, before its last barrier. */
+int shmemi_queue_comm_flush_live(int destroy);
+void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
@@ -176,8 +183,7 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
                 } else {
                     memcpy(s->opnd + (size_t)n * esize, src, esize);
                 }
-                q->outstanding++;
-                q->st.ops_pushed++;
+                q->outstanding++; /* ops_pushed: counted when the chunk leaves */
                 return 0;
             }
         }
