@@ -184,6 +184,7 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     ctx_impl_t *c = (ctx_impl_t *)ctx;
+    shmem_ctx_session_stop(ctx); /* completes and parks a batch session's queue */
     shmemi_ctx_quiet(&c->pub); /* destroying a context completes its operations */
     pthread_mutex_lock(&pool_lock);
     if (c->slot >= 0 && c->slot < pool_n)
@@ -224,6 +225,8 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
         shmemi_bad_arg(routine, "NULL target_pes with %zu PEs", npes);
         return;
     }
+    if (ctx->session != NULL && npes > 0) /* the queue has only a full flush */
+        shmemi_session_flush(ctx);
     for (size_t i = 0; i < npes; i++) {
         int rank = shmemi_team_world_pe(ctx->team, target_pes[i]);
         if (rank < 0) {

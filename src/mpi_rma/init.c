@@ -153,6 +153,7 @@ void shmem_finalize(void)
     static const char *routine = "shmem_finalize";
     if (!shmemi.initialized || shmemi.finalized)
         return;
+    shmemi_session_fini(); /* complete 1.6 sessions still active (session.c) */
     shmem_barrier_all();
     shmemi_ctx_fini();
     shmemi_queue_fini();

@@ -122,6 +122,9 @@ int shmemi_barrier_comm(MPI_Comm comm);
 void shmemi_queue_init(void);
 void shmemi_queue_fini(void);
 
+/* ---- release at shmem_finalize what the program left alive ---- */
+void shmemi_session_fini(void); /* session.c: complete active 1.6 sessions (before the barrier) */
+
 /* ---- symmetric memory (heap.c, symseg.c) ---- */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);
