@@ -26,14 +26,16 @@ static void issue(shmem_ctx_t ctx, long *heap_dst, uint64_t *heap_ctr, uint32_t 
                   long base)
 {
     int me = shmem_my_pe(), npes = shmem_n_pes(), right = right_neighbor();
+    static long nbi_src[N]; // an _nbi source stays untouched until the quiet
     for (int i = 0; i < N; i++) {
         long v = base + me * 100000L + i;
+        nbi_src[i] = v;
         if (i % 3 == 0)
             shmem_ctx_long_p(ctx, &heap_dst[i], v, right);
         else if (i % 3 == 1)
             shmem_ctx_long_put(ctx, &heap_dst[i], &v, 1, right);
         else
-            shmem_ctx_long_put_nbi(ctx, &heap_dst[i], &v, 1, right);
+            shmem_ctx_long_put_nbi(ctx, &heap_dst[i], &nbi_src[i], 1, right);
     }
     // data segment in a loop of its own: see DISABLED_AlternatingWindows
     for (int i = 0; i < N; i++) {
