@@ -54,3 +54,9 @@ test_test_session_CPPFLAGS = $(TEST_INCLUDES)
 test_test_session_LDADD = $(TEST_LIBS)
 test_test_session_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+# run by hand under valgrind (docs/sessions.md): objects left alive at shmem_finalize
+noinst_PROGRAMS += test/finalize_leaks
+test_finalize_leaks_SOURCES = test/programs/finalize_leaks.c
+test_finalize_leaks_LDADD = $(SHMEMQ_LIBS)
+test_finalize_leaks_LDFLAGS = $(NOINSTALL_FLAGS)
