@@ -60,3 +60,8 @@ noinst_PROGRAMS += test/finalize_leaks
 test_finalize_leaks_SOURCES = test/programs/finalize_leaks.c
 test_finalize_leaks_LDADD = $(SHMEMQ_LIBS)
 test_finalize_leaks_LDFLAGS = $(NOINSTALL_FLAGS)
+
+noinst_PROGRAMS += bench/session_amo
+bench_session_amo_SOURCES = bench/session_amo.c
+bench_session_amo_LDADD = $(SHMEMQ_LIBS)
+bench_session_amo_LDFLAGS = $(NOINSTALL_FLAGS)
