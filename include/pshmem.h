@@ -49,6 +49,9 @@ int pshmem_ctx_create(long options, shmem_ctx_t *ctx);
 int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void pshmem_ctx_destroy(shmem_ctx_t ctx);
 int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
+void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                              const shmem_ctx_session_config_t *config, long config_mask);
+void pshmem_ctx_session_stop(shmem_ctx_t ctx);
 
 #define PSHMEMQ_DECL_RMA(T, N)                                                             \
     void pshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                \

@@ -241,6 +241,16 @@ int shmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
 void shmem_ctx_destroy(shmem_ctx_t ctx);
 int shmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
 
+/* ---- Context sessions (OpenSHMEM 1.6): hints that a series of small operations follows ---- */
+typedef struct {
+    size_t total_ops; /* expected RMA calls in the session (SIZE_MAX: unknown) */
+} shmem_ctx_session_config_t;
+#define SHMEM_CTX_SESSION_BATCH 1L     /* option: small puts and non-fetching AMOs may be batched */
+#define SHMEM_CTX_SESSION_TOTAL_OPS 1L /* config_mask bit: use config->total_ops */
+void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
+                             const shmem_ctx_session_config_t *config, long config_mask);
+void shmem_ctx_session_stop(shmem_ctx_t ctx);
+
 /* ---- Cache management (no-ops: MPI keeps memory coherent) and profiling control ---- */
 void shmem_clear_cache_inv(void);
 void shmem_set_cache_inv(void);

@@ -16,8 +16,11 @@
  * (context destroyed, finalize), so no flush ever names a dead window.
  *
  * AMOs on the calling PE go through MPI too: a plain load/store would not be atomic
- * with the other PEs' accumulates. */
-#include "shmemi.h"
+ * with the other PEs' accumulates.
+ *
+ * In a 1.6 batch session (session.c) non-fetching AMOs go to the context's queue and
+ * fetching ones complete that queue first. */
+#include "shmemi_p2p.h"
 #include <stdatomic.h>
 
 /* ---- TYPENAME -> MPI datatype. Integers map to the fixed-width type of the same size
@@ -145,6 +148,8 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         return;
     if (value == NULL)
         value = amo_no_operand;
+    if (SHMEMI_UNLIKELY(ctx->session != NULL)) /* fetch after this PE's queued updates */
+        shmemi_session_flush(ctx);
     SHMEMI_MPI_CHECK(routine, MPI_Fetch_and_op(value, result, dt, t.rank, t.disp, op, t.win));
     SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
 }
@@ -155,6 +160,8 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
+    if (SHMEMI_UNLIKELY(ctx->session != NULL))
+        shmemi_session_flush(ctx);
     SHMEMI_MPI_CHECK(routine,
                      MPI_Compare_and_swap(value, cond, result, dt, t.rank, t.disp, t.win));
     SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
@@ -173,6 +180,12 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
     if (SHMEMI_UNLIKELY(kind != AMO_ACC && result == NULL)) {
         shmemi_bad_arg(routine, "NULL fetch address");
         return;
+    }
+    if (SHMEMI_UNLIKELY(ctx->session != NULL)) { /* 1.6 batch session (session.c) */
+        if (kind == AMO_ACC && shmemi_session_amo(ctx, (void *)dest, v0, dt, op, t.rank) == 0)
+            return;
+        if (kind != AMO_ACC)
+            shmemi_session_flush(ctx);
     }
     ring_lock();
     if (SHMEMI_UNLIKELY(!amo_ring_ready))
@@ -210,6 +223,8 @@ static inline void amo_fetch_nbi(const char *routine, shmem_ctx_t ctx, const voi
         shmemi_bad_arg(routine, "NULL fetch address");
         return;
     }
+    if (SHMEMI_UNLIKELY(ctx->session != NULL))
+        shmemi_session_flush(ctx);
     SHMEMI_MPI_CHECK(routine,
                      MPI_Fetch_and_op(amo_no_operand, result, dt, t.rank, t.disp, MPI_NO_OP, t.win));
 }

@@ -5,7 +5,8 @@
  * routines are) and cached by the triple; the whole world maps to shmemi.comm. The
  * collectives then run on the engines of coll.c. pSync and pWrk are accepted and not
  * used: MPI collectives need no user scratch space. Cached communicators live until
- * the program ends (a member cannot free one alone without the others agreeing). */
+ * shmem_finalize (a member cannot free one alone without the others agreeing; at
+ * finalize every member frees it, in the same creation order). */
 #include "coll_impl.h"
 #include <limits.h>
 #include <pthread.h>
@@ -21,6 +22,17 @@ static int n_asets, cap_asets;
 /* Guards the cache only; collectives on one communicator from several threads at
  * once are not allowed by MPI either. */
 static pthread_mutex_t aset_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void shmemi_coll_legacy_fini(void)
+{
+    pthread_mutex_lock(&aset_lock);
+    for (int i = 0; i < n_asets; i++)
+        MPI_Comm_free(&asets[i].comm);
+    free(asets);
+    asets = NULL;
+    n_asets = cap_asets = 0;
+    pthread_mutex_unlock(&aset_lock);
+}
 
 /* Fill g for the active set, creating its communicator on first use. Reports bad
  * arguments (loud: these routines return nothing) and returns -1. */

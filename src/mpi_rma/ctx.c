@@ -27,15 +27,17 @@ typedef struct {
 } ctx_slot_t;
 
 /* A user context: the public part first, so the handle casts both ways. */
-typedef struct {
+typedef struct ctx_impl {
     struct shmemq_ctx pub;
     int slot; /* index into pool, or -1 when sharing the default windows */
+    struct ctx_impl *prev, *next; /* live contexts (pool_lock): freed at finalize */
 } ctx_impl_t;
 
 static ctx_slot_t *pool;
 static int pool_n;
 static MPI_Aint *zero_adj;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static ctx_impl_t *live_ctx;
 static double pool_ms; /* wall time of creating the pool at init (SHMEM_DEBUG prints it) */
 
 static int pool_size_from_env(void)
@@ -95,6 +97,12 @@ int shmemi_ctx_init(void)
 
 void shmemi_ctx_fini(void)
 {
+    /* contexts the program did not destroy: their windows are freed below */
+    while (live_ctx) {
+        ctx_impl_t *c = live_ctx;
+        live_ctx = c->next;
+        free(c);
+    }
     for (int i = 0; i < pool_n; i++) {
         MPI_Win_unlock_all(pool[i].heap_win);
         MPI_Win_unlock_all(pool[i].data_win);
@@ -142,6 +150,10 @@ static int ctx_create(const char *routine, struct shmemq_team *team, long option
         }
     }
     team->n_ctx++;
+    c->next = live_ctx;
+    if (live_ctx)
+        live_ctx->prev = c;
+    live_ctx = c;
     pthread_mutex_unlock(&pool_lock);
     if (c->slot >= 0) {
         c->pub.heap_win = pool[c->slot].heap_win;
@@ -184,12 +196,19 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     ctx_impl_t *c = (ctx_impl_t *)ctx;
+    shmem_ctx_session_stop(ctx); /* completes and parks a batch session's queue */
     shmemi_ctx_quiet(&c->pub); /* destroying a context completes its operations */
     pthread_mutex_lock(&pool_lock);
     if (c->slot >= 0 && c->slot < pool_n)
         pool[c->slot].in_use = 0;
     if (c->pub.team)
         c->pub.team->n_ctx--;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        live_ctx = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
     pthread_mutex_unlock(&pool_lock);
     free(c);
 }
@@ -224,6 +243,8 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
         shmemi_bad_arg(routine, "NULL target_pes with %zu PEs", npes);
         return;
     }
+    if (ctx->session != NULL && npes > 0) /* the queue has only a full flush */
+        shmemi_session_flush(ctx);
     for (size_t i = 0; i < npes; i++) {
         int rank = shmemi_team_world_pe(ctx->team, target_pes[i]);
         if (rank < 0) {

@@ -153,12 +153,16 @@ void shmem_finalize(void)
     static const char *routine = "shmem_finalize";
     if (!shmemi.initialized || shmemi.finalized)
         return;
+    shmemi_session_fini(); /* complete 1.6 sessions still active (session.c) */
     shmem_barrier_all();
+    shmemi_dataq_fini(); /* what the program left alive (collective, creation order) */
+    shmemi_coll_legacy_fini();
     shmemi_ctx_fini();
     shmemi_queue_fini();
     MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();
+    shmemi_team_fini(); /* after the data queues, which hold team pointers */
     MPI_Comm_free(&shmemi.team_shared.comm);
     free(shmemi.team_shared.world_pe);
     shmemi.team_shared.world_pe = NULL;

@@ -4,7 +4,8 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/p2p.c \
 	src/mpi_rma/signal.c \
 	src/mpi_rma/lock.c \
-	src/mpi_rma/ptr.c
+	src/mpi_rma/ptr.c \
+	src/mpi_rma/session.c
 
 # the profiling interface's declarations (pshmem_ names are aliases made by SHMEMI_PROFILE)
 include_HEADERS += include/pshmem.h
@@ -45,3 +46,22 @@ noinst_PROGRAMS += bench/ctx_init
 bench_ctx_init_SOURCES = bench/ctx_init.c
 bench_ctx_init_LDADD = $(SHMEMQ_LIBS)
 bench_ctx_init_LDFLAGS = $(NOINSTALL_FLAGS)
+
+if BUILD_TESTS
+check_PROGRAMS += test/test_session
+test_test_session_SOURCES = $(TEST_COMMON_SOURCES) test/test_session.cc
+test_test_session_CPPFLAGS = $(TEST_INCLUDES)
+test_test_session_LDADD = $(TEST_LIBS)
+test_test_session_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+# run by hand under valgrind (docs/sessions.md): objects left alive at shmem_finalize
+noinst_PROGRAMS += test/finalize_leaks
+test_finalize_leaks_SOURCES = test/programs/finalize_leaks.c
+test_finalize_leaks_LDADD = $(SHMEMQ_LIBS)
+test_finalize_leaks_LDFLAGS = $(NOINSTALL_FLAGS)
+
+noinst_PROGRAMS += bench/session_amo
+bench_session_amo_SOURCES = bench/session_amo.c
+bench_session_amo_LDADD = $(SHMEMQ_LIBS)
+bench_session_amo_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -4,8 +4,9 @@
  * Blocking put = MPI_Put + MPI_Win_flush_local (source reusable, as OpenSHMEM asks);
  * blocking get = MPI_Get + MPI_Win_flush; _nbi forms complete at quiet
  * (MPI_Win_flush_all). Transfers to the calling PE are plain memory copies: the
- * windows use MPI's unified model, so local stores are the window's memory. */
-#include "shmemi.h"
+ * windows use MPI's unified model, so local stores are the window's memory.
+ * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
+#include "shmemi_p2p.h"
 
 void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
                       size_t nbytes, int pe, int blocking)
@@ -23,6 +24,10 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         memmove(dest, src, nbytes);
         return;
     }
+    /* 1.6 batch session: small puts go to the context's queue */
+    if (SHMEMI_UNLIKELY(ctx->session != NULL) &&
+        shmemi_session_put(ctx, dest, src, nbytes, t.rank) == 0)
+        return;
     for (size_t done = 0; done < nbytes;) {
         size_t n = nbytes - done < SHMEMI_MAX_MPI_COUNT ? nbytes - done : SHMEMI_MAX_MPI_COUNT;
         SHMEMI_MPI_CHECK(routine, MPI_Put((const char *)src + done, (int)n, MPI_BYTE, t.rank,
@@ -45,6 +50,9 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         shmemi_bad_arg(routine, "NULL destination with %zu bytes", nbytes);
         return;
     }
+    /* a get reads this PE's earlier session updates, as it would without a session */
+    if (SHMEMI_UNLIKELY(ctx->session != NULL))
+        shmemi_session_flush(ctx);
     if (t.rank == shmemi.my_pe) {
         memmove(dest, src, nbytes);
         return;

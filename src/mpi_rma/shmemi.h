@@ -122,6 +122,12 @@ int shmemi_barrier_comm(MPI_Comm comm);
 void shmemi_queue_init(void);
 void shmemi_queue_fini(void);
 
+/* ---- release at shmem_finalize what the program left alive ---- */
+void shmemi_session_fini(void); /* session.c: complete active 1.6 sessions (before the barrier) */
+void shmemi_dataq_fini(void);   /* data_queue.c: free data queues never destroyed (collective) */
+void shmemi_coll_legacy_fini(void); /* coll_legacy.c: cached active-set communicators */
+void shmemi_team_fini(void);    /* team.c: split teams never destroyed */
+
 /* ---- symmetric memory (heap.c, symseg.c) ---- */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);

@@ -5,10 +5,12 @@
  * Barriers wait in MPI_Ibarrier + test so that a PE inside a barrier keeps applying
  * incoming queue traffic and MPI active messages (see progress.c). After the barrier,
  * MPI_Win_sync makes remote writes visible to this PE's loads. */
-#include "shmemi.h"
+#include "shmemi_p2p.h"
 
 void shmemi_ctx_quiet(struct shmemq_ctx *c)
 {
+    if (SHMEMI_UNLIKELY(c->session != NULL)) /* a batch session's queue first (session.c) */
+        shmemi_session_flush(c);
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->data_win));
 }

@@ -8,6 +8,7 @@
  * at about the same time and no PE sits in MPI while a peer waits for it to apply
  * queue traffic. docs/teams.md has the rules. */
 #include "shmemi.h"
+#include <pthread.h>
 
 int shmemi_team_fill_world_map(struct shmemq_team *team)
 {
@@ -84,6 +85,61 @@ SHMEMI_PROFILE(shmem_team_translate_pe)
 
 /* Make *out from parent->comm split by (color, key); color MPI_UNDEFINED leaves
  * *out = SHMEM_TEAM_INVALID. Collective over the parent. */
+/* Teams made by splits and not destroyed, in creation order (the same on every member),
+ * freed at shmem_finalize. */
+static struct shmemq_team **teams;
+static int n_teams, cap_teams;
+static pthread_mutex_t teams_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int team_track(struct shmemq_team *t)
+{
+    int rc = 0;
+    pthread_mutex_lock(&teams_lock);
+    if (n_teams == cap_teams) {
+        int cap = cap_teams ? 2 * cap_teams : 8;
+        struct shmemq_team **a = realloc(teams, sizeof *a * (size_t)cap);
+        if (a == NULL)
+            rc = -1;
+        else
+            teams = a, cap_teams = cap;
+    }
+    if (rc == 0)
+        teams[n_teams++] = t;
+    pthread_mutex_unlock(&teams_lock);
+    return rc;
+}
+
+static void team_untrack(struct shmemq_team *t)
+{
+    pthread_mutex_lock(&teams_lock);
+    for (int i = 0; i < n_teams; i++) {
+        if (teams[i] == t) {
+            memmove(&teams[i], &teams[i + 1], sizeof *teams * (size_t)(n_teams - i - 1));
+            n_teams--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&teams_lock);
+}
+
+/* shmem_finalize: free the teams the program did not destroy (contexts made from them
+ * are unusable after finalize anyway). */
+void shmemi_team_fini(void)
+{
+    pthread_mutex_lock(&teams_lock);
+    if (n_teams)
+        shmemi_debug("shmem_finalize", "%d teams were not destroyed; freeing them", n_teams);
+    for (int i = 0; i < n_teams; i++) {
+        MPI_Comm_free(&teams[i]->comm);
+        free(teams[i]->world_pe);
+        free(teams[i]);
+    }
+    free(teams);
+    teams = NULL;
+    n_teams = cap_teams = 0;
+    pthread_mutex_unlock(&teams_lock);
+}
+
 static int team_split(const char *routine, struct shmemq_team *parent, int color, int key,
                       const shmem_team_config_t *config, long config_mask,
                       shmem_team_t *out)
@@ -109,8 +165,9 @@ static int team_split(const char *routine, struct shmemq_team *parent, int color
     t->config_mask = config_mask;
     t->config.num_contexts =
         (config_mask & SHMEM_TEAM_NUM_CONTEXTS) && config ? config->num_contexts : 0;
-    if (shmemi_team_fill_world_map(t) != 0) {
+    if (shmemi_team_fill_world_map(t) != 0 || team_track(t) != 0) {
         MPI_Comm_free(&comm);
+        free(t->world_pe);
         free(t);
         shmemi_debug(routine, "out of memory");
         return -1;
@@ -247,6 +304,7 @@ void shmem_team_destroy(shmem_team_t team)
                        team->n_ctx);
         return;
     }
+    team_untrack(team);
     MPI_Comm_free(&team->comm);
     free(team->world_pe);
     free(team);

@@ -21,6 +21,43 @@
 
 static uint64_t next_queue_id; /* atomically incremented */
 
+/* Live queues in creation order, so shmem_finalize can release those never destroyed
+ * (every member created them in the same order: collective). */
+static struct shmemi_dataq **live;
+static int n_live, cap_live;
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int live_add(struct shmemi_dataq *q)
+{
+    int rc = 0;
+    pthread_mutex_lock(&live_lock);
+    if (n_live == cap_live) {
+        int cap = cap_live ? 2 * cap_live : 8;
+        struct shmemi_dataq **a = realloc(live, sizeof *a * (size_t)cap);
+        if (a == NULL)
+            rc = -1;
+        else
+            live = a, cap_live = cap;
+    }
+    if (rc == 0)
+        live[n_live++] = q;
+    pthread_mutex_unlock(&live_lock);
+    return rc;
+}
+
+static void live_remove(struct shmemi_dataq *q)
+{
+    pthread_mutex_lock(&live_lock);
+    for (int i = 0; i < n_live; i++) {
+        if (live[i] == q) {
+            memmove(&live[i], &live[i + 1], sizeof *live * (size_t)(n_live - i - 1));
+            n_live--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&live_lock);
+}
+
 /* ---- locking (SHMEM_QUEUE_SHARED only) ---- */
 static inline void dq_lock(struct shmemi_dataq *q)
 {
@@ -517,6 +554,9 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     q->xfer = xfer;
     q->chunk = chunk;
     q->phase = SHMEMI_DATAQ_IDLE;
+    if (live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
+                             will not see the queue */
+        shmemi_debug(routine, "out of memory for the finalize list");
     __atomic_store_n(&q->magic, SHMEMI_DATAQ_MAGIC, __ATOMIC_RELEASE);
     *queue = (shmem_queue_t)(void *)q;
     return 0;
@@ -738,6 +778,8 @@ int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
     return 0;
 }
 
+static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_out);
+
 int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
 {
     static const char *routine = "shmem_queue_data_destroy";
@@ -753,6 +795,23 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
         shmemi_debug(routine, "team is not the team the queue was created over");
         return SHMEM_QUEUE_ERR_ARG;
     }
+    size_t left;
+    int src = dq_release(q, routine, &left);
+    *queue = NULL;
+    if (src)
+        return src;
+    if (left) {
+        shmemi_debug(routine, "%zu bytes were still queued and are dropped", left);
+        return SHMEM_QUEUE_ERR_DATALOSS;
+    }
+    return 0;
+}
+SHMEMI_PROFILE(shmem_queue_data_destroy)
+
+/* Collective over q's team: complete a background flush, free communicators and memory.
+ * *left: bytes still queued (outgoing and incoming), now dropped. */
+static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_out)
+{
     /* Complete any background flush on every PE, so no collective is left pending. */
     int src = dataq_sync(q, q->started, routine);
     size_t left = 0;
@@ -773,14 +832,33 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
     free(q->out), free(q->in), free(q->out_len), free(q->in_head), free(q->in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
     free(q->vbuf);
+    live_remove(q);
     free(q);
-    *queue = NULL;
-    if (src)
-        return src;
-    if (left) {
-        shmemi_debug(routine, "%zu bytes were still queued and are dropped", left);
-        return SHMEM_QUEUE_ERR_DATALOSS;
-    }
-    return 0;
+    *left_out = left;
+    return src;
 }
-SHMEMI_PROFILE(shmem_queue_data_destroy)
+
+/* shmem_finalize: release data queues the program never destroyed, oldest first. */
+void shmemi_dataq_fini(void)
+{
+    for (;;) {
+        pthread_mutex_lock(&live_lock);
+        struct shmemi_dataq *q = n_live ? live[0] : NULL;
+        pthread_mutex_unlock(&live_lock);
+        if (q == NULL)
+            break;
+        uint64_t id = q->queue_id & ~SHMEMI_DATAQ_ID_BIT;
+        size_t left;
+        (void)dq_release(q, "shmem_finalize", &left); /* removes q from live */
+        if (left)
+            shmemi_debug("shmem_finalize",
+                         "data queue %llu was not destroyed: freed, %zu queued bytes lost",
+                         (unsigned long long)id, left);
+        else
+            shmemi_debug("shmem_finalize", "data queue %llu was not destroyed: freed",
+                         (unsigned long long)id);
+    }
+    free(live);
+    live = NULL;
+    n_live = cap_live = 0;
+}
