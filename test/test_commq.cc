@@ -563,6 +563,43 @@ TEST_P(CommQueueModes, StaticTargets)
     shmem_barrier_all();
 }
 
+static int64_t g_put_dst[300];
+
+// Many small PUTs alternating between the heap and the data-segment window, queue
+// re-created every round: every value must land at its own index (a regression test for
+// puts landing on wrong indices at 4 PEs under THREAD_MULTIPLE).
+TEST_P(CommQueueModes, SmallPutsAlternatingWindowsLandExactly)
+{
+    const int N = 300;
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int64_t *heap = (int64_t *)shmem_calloc(N, sizeof(int64_t));
+    ASSERT_NE(heap, nullptr);
+    for (int round = 0; round < 10; round++) {
+        for (int i = 0; i < N; i++)
+            heap[i] = g_put_dst[i] = -1;
+        shmem_barrier_all();
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        for (int i = 0; i < N; i++) {
+            int64_t v = round * 1000000L + me * 1000L + i; // a reused stack variable
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &heap[i], &v, sizeof v, right, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &g_put_dst[i], &v, sizeof v, right, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        shmem_barrier_all();
+        for (int i = 0; i < N; i++) {
+            int64_t e = round * 1000000L + left * 1000L + i;
+            ASSERT_EQ(heap[i], e) << "heap index " << i << " round " << round;
+            ASSERT_EQ(g_put_dst[i], e) << "static index " << i << " round " << round;
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(heap);
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, CommQueueModes, ::testing::Values(0, 1, 2, 3));
 
 // timeout 0: no aggregation, so ops leave at once; after the peer's progress (a
