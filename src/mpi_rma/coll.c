@@ -354,19 +354,29 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
     return 0;
 }
 
-int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
-                       const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                       MPI_Op op)
+/* Checks shared by reductions and scans: both buffers symmetric, and either the same
+ * buffer (in place) or not overlapping. Returns 1 in place, 0 apart, -1 on bad input. */
+static int reduction_buffers(const char *routine, const shmemi_coll_t *g, void *dest,
+                             const void *source, size_t count, size_t esize)
 {
     size_t nbytes = mul(count, esize);
     if (check_sym(g, routine, "dest", dest, nbytes) ||
         check_sym(g, routine, "source", source, nbytes))
         return -1;
-    int in_place = dest == source;
-    if (!in_place && overlap(dest, nbytes, source, nbytes)) {
+    if (dest != source && overlap(dest, nbytes, source, nbytes)) {
         coll_report(g, routine, "dest and source overlap without being equal");
         return -1;
     }
+    return dest == source;
+}
+
+int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
+                       const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                       MPI_Op op)
+{
+    int in_place = reduction_buffers(routine, g, dest, source, count, esize);
+    if (in_place < 0)
+        return -1;
     sync_windows();
     size_t limit = coll_limit();
     for (size_t off = 0; off < count; off += limit) {
@@ -388,15 +398,9 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
                      int exclusive)
 {
-    size_t nbytes = mul(count, esize);
-    if (check_sym(g, routine, "dest", dest, nbytes) ||
-        check_sym(g, routine, "source", source, nbytes))
+    int in_place = reduction_buffers(routine, g, dest, source, count, esize);
+    if (in_place < 0)
         return -1;
-    int in_place = dest == source;
-    if (!in_place && overlap(dest, nbytes, source, nbytes)) {
-        coll_report(g, routine, "dest and source overlap without being equal");
-        return -1;
-    }
     sync_windows();
     size_t limit = coll_limit();
     for (size_t off = 0; off < count; off += limit) {
@@ -409,8 +413,8 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
         if (wait_req(routine, rc, &req))
             return -1;
     }
-    if (exclusive && g->me == 0 && nbytes)
-        memset(dest, 0, nbytes);
+    if (exclusive && g->me == 0 && count)
+        memset(dest, 0, count * esize); /* count * esize was checked above */
     sync_windows();
     return 0;
 }
