@@ -67,6 +67,20 @@ static int overlap(const void *a, size_t alen, const void *b, size_t blen)
     return alen && blen && x < y + blen && y < x + alen;
 }
 
+/* dest and source both symmetric and not overlapping at all. 0, or -1 reported. */
+static int disjoint_buffers(const char *routine, const shmemi_coll_t *g, void *dest,
+                            size_t dspan, const void *source, size_t sspan)
+{
+    if (check_sym(g, routine, "dest", dest, dspan) ||
+        check_sym(g, routine, "source", source, sspan))
+        return -1;
+    if (overlap(dest, dspan, source, sspan)) {
+        coll_report(g, routine, "dest and source overlap");
+        return -1;
+    }
+    return 0;
+}
+
 /* a * b without wrapping; -1 (SIZE_MAX) flags overflow. */
 static size_t mul(size_t a, size_t b)
 {
@@ -168,13 +182,8 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
         coll_report(g, routine, "size overflows");
         return -1;
     }
-    if (check_sym(g, routine, "dest", dest, total) ||
-        check_sym(g, routine, "source", source, nbytes))
+    if (disjoint_buffers(routine, g, dest, total, source, nbytes))
         return -1;
-    if (overlap(dest, total, source, nbytes)) {
-        coll_report(g, routine, "dest and source overlap");
-        return -1;
-    }
     if (nbytes == 0)
         return 0;
     sync_windows();
@@ -303,13 +312,8 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
         coll_report(g, routine, "size overflows");
         return -1;
     }
-    if (check_sym(g, routine, "dest", dest, dspan) ||
-        check_sym(g, routine, "source", source, sspan))
+    if (disjoint_buffers(routine, g, dest, dspan, source, sspan))
         return -1;
-    if (overlap(dest, dspan, source, sspan)) {
-        coll_report(g, routine, "dest and source overlap");
-        return -1;
-    }
     if (nelems == 0)
         return 0;
     sync_windows();
