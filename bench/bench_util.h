@@ -18,6 +18,27 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <shmemx.h>
+
+/* A queue or library call failed: say which, with the queue error's name, and stop the job. */
+static inline void bench_die(const char *prog, const char *what, int rc)
+{
+    fprintf(stderr, "%s: %s failed: %d (%s)\n", prog, what, rc,
+            rc < 0 ? shmemx_queue_strerror(rc) : "");
+    MPI_Abort(MPI_COMM_WORLD, 3);
+}
+
+/* Is variant `name` in the comma list `only` (NULL: every variant)? */
+static inline int bench_wanted(const char *only, const char *name)
+{
+    if (!only)
+        return 1;
+    size_t l = strlen(name);
+    for (const char *p = only; (p = strstr(p, name)) != NULL; p += l)
+        if ((p == only || p[-1] == ',') && (p[l] == '\0' || p[l] == ','))
+            return 1;
+    return 0;
+}
 
 static inline double bench_now(void) { return MPI_Wtime(); }
 

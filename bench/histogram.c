@@ -46,18 +46,12 @@ typedef struct {
 
 static void die(const char *what, int rc)
 {
-    fprintf(stderr, "histogram: %s failed: %d (%s)\n", what, rc,
-            rc < 0 ? shmemx_queue_strerror(rc) : "");
-    MPI_Abort(MPI_COMM_WORLD, 3);
+    bench_die("histogram", what, rc);
 }
 
 static int wanted(const histo_t *h, const char *name)
 {
-    if (!h->only) return 1;
-    size_t l = strlen(name);
-    for (const char *p = h->only; (p = strstr(p, name)) != NULL; p += l)
-        if ((p == h->only || p[-1] == ',') && (p[l] == '\0' || p[l] == ',')) return 1;
-    return 0;
+    return bench_wanted(h->only, name);
 }
 
 /* ---- kernels: each returns this PE's time, table state is checked by the caller ---- */

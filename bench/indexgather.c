@@ -48,18 +48,12 @@ typedef struct {
 
 static void die(const char *what, int rc)
 {
-    fprintf(stderr, "indexgather: %s failed: %d (%s)\n", what, rc,
-            rc < 0 ? shmemx_queue_strerror(rc) : "");
-    MPI_Abort(MPI_COMM_WORLD, 3);
+    bench_die("indexgather", what, rc);
 }
 
 static int wanted(const ig_t *x, const char *name)
 {
-    if (!x->only) return 1;
-    size_t l = strlen(name);
-    for (const char *p = x->only; (p = strstr(p, name)) != NULL; p += l)
-        if ((p == x->only || p[-1] == ',') && (p[l] == '\0' || p[l] == ',')) return 1;
-    return 0;
+    return bench_wanted(x->only, name);
 }
 
 static inline int64_t entry_value(uint64_t salt, uint64_t g) { return (int64_t)bench_mix64(salt ^ g); }
