@@ -92,10 +92,14 @@ static double k_commq(histo_t *h, int64_t *table, const char *env)
     if (rc) die("shmem_queue_comm_create", rc);
 
     const int64_t one = 1;
+    /* locals: stores into the queue cannot alias them, so they stay in registers */
+    const uint32_t *dpe = h->dpe;
+    const uint64_t *doff = h->doff;
+    const uint64_t n = h->n;
     shmem_barrier_all();
     double t = bench_now();
-    for (uint64_t i = 0; i < h->n; i++) {
-        while ((rc = shmem_int64_queue_comm_push(q, &table[h->doff[i]], &one, 1, h->dpe[i],
+    for (uint64_t i = 0; i < n; i++) {
+        while ((rc = shmem_int64_queue_comm_push(q, &table[doff[i]], &one, 1, (int)dpe[i],
                                                  SHMEM_OP_ATOMIC_ADD)) == SHMEM_QUEUE_ERR_FULL) {
             int p = shmem_queue_progress(q);
             if (p < 0) die("shmem_queue_progress", p);
@@ -205,11 +209,14 @@ static double k_mpi_accumulate(histo_t *h, int64_t **tablep, MPI_Win *winp)
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     MPI_Barrier(MPI_COMM_WORLD);
     double t = bench_now();
-    for (uint64_t i = 0; i < h->n; i++) {
-        mpi_bucket_t *x = &b[h->dpe[i]];
-        uint64_t off = h->doff[i];
+    const uint32_t *dpe = h->dpe;
+    const uint64_t *doff = h->doff;
+    const uint64_t n = h->n, bucket = h->bucket;
+    for (uint64_t i = 0; i < n; i++) {
+        mpi_bucket_t *x = &b[dpe[i]];
+        uint64_t off = doff[i];
         if (x->delta[off]++ == 0) x->touched[x->ntouched++] = (int)off;
-        if (++x->nupd == h->bucket) mpi_send_bucket(x, (int)h->dpe[i], win);
+        if (++x->nupd == bucket) mpi_send_bucket(x, (int)dpe[i], win);
     }
     for (int p = 0; p < np; p++) mpi_send_bucket(&b[p], p, win);
     MPI_Win_flush_all(win);

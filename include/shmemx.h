@@ -84,11 +84,20 @@ int shmem_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
 int shmem_query_size(shmem_queue_t queue, size_t *size);
 int shmem_queue_comm_pushmem(shmem_queue_t q, void *dest, const void *src, size_t nbytes, int pe,
                              shmem_op_type_t op);
+#define SHMEMQ_DECL_QPUSH(T, N)                                                           \
+    int pshmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src, size_t nelems, \
+                                     int pe, shmem_op_type_t op);
+SHMEMQ_RMA_TYPES(SHMEMQ_DECL_QPUSH)
+#undef SHMEMQ_DECL_QPUSH
+#if defined(SHMEMQ_NO_INLINE) || defined(SHMEMQ_BUILDING_LIBRARY)
 #define SHMEMQ_DECL_QPUSH(T, N)                                                          \
     int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src, size_t nelems, \
                                     int pe, shmem_op_type_t op);
 SHMEMQ_RMA_TYPES(SHMEMQ_DECL_QPUSH)
 #undef SHMEMQ_DECL_QPUSH
+#endif
+/* Otherwise the typed pushes are static inline over the pshmem_ functions. */
+#include <shmemq/queue_inline.h>
 int shmem_queue_progress(shmem_queue_t queue);
 int shmem_queue_local_flush(shmem_queue_t queue);
 

@@ -16,6 +16,10 @@
 
 
 extern "C" int commq_generic_push(shmem_queue_t q, long *l, uint64_t *u, double *d, int pe);
+extern "C" int commq_noinline_int64_push(shmem_queue_t q, int64_t *dest, const int64_t *src,
+                                         size_t nelems, int pe, shmem_op_type_t op);
+extern "C" int commq_noinline_uint32_push(shmem_queue_t q, uint32_t *dest, const uint32_t *src,
+                                          size_t nelems, int pe, shmem_op_type_t op);
 // The library's finalize step for live queues (src/queue/comm_queue.h).
 extern "C" int shmemi_queue_comm_flush_live(int destroy);
 
@@ -561,6 +565,95 @@ TEST_P(CommQueueModes, StaticTargets)
     std::snprintf(want, sizeof want, "hello from %d", from);
     EXPECT_STREQ(g_static_buf, want);
     shmem_barrier_all();
+}
+
+static int64_t g_inl_ctr[3];
+
+// In C and C++ the typed pushes are inline (shmemq/queue_inline.h) unless SHMEMQ_NO_INLINE;
+// both forms must queue the same operations, refuse the same input with the same codes and
+// say FULL at the same point.
+TEST(CommQueue, InlineAndLibraryPushesAgree)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int64_t *t = static_cast<int64_t *>(shmem_calloc(8, sizeof(int64_t)));
+    uint32_t *u = static_cast<uint32_t *>(shmem_calloc(2, sizeof(uint32_t)));
+    std::memset(g_inl_ctr, 0, sizeof g_inl_ctr);
+    shmem_barrier_all();
+    using push64 = int (*)(shmem_queue_t, int64_t *, const int64_t *, size_t, int, shmem_op_type_t);
+    push64 inl = [](shmem_queue_t q, int64_t *d, const int64_t *s, size_t k, int pe, shmem_op_type_t op) {
+        return shmem_int64_queue_comm_push(q, d, s, k, pe, op);
+    };
+    push64 lib = commq_noinline_int64_push;
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    const int64_t three = 3, minus = -2;
+    const uint32_t bits = 1u << (me % 32), seven = 7;
+    for (int k = 0; k < n; k++) {
+        for (int r = 0; r < 10; r++) {
+            ASSERT_EQ(inl(q, &t[0], nullptr, 1, k, SHMEM_OP_ATOMIC_INC), 0);
+            ASSERT_EQ(lib(q, &t[1], nullptr, 1, k, SHMEM_OP_ATOMIC_INC), 0);
+            ASSERT_EQ(inl(q, &t[2], &three, 1, k, SHMEM_OP_ATOMIC_ADD), 0);
+            ASSERT_EQ(lib(q, &t[3], &minus, 1, k, SHMEM_OP_ATOMIC_ADD), 0);
+            ASSERT_EQ(inl(q, &g_inl_ctr[0], &three, 1, k, SHMEM_OP_ATOMIC_ADD), 0);
+            ASSERT_EQ(lib(q, &g_inl_ctr[1], &three, 1, k, SHMEM_OP_ATOMIC_ADD), 0);
+        }
+        ASSERT_EQ(shmem_uint32_queue_comm_push(q, &u[0], &bits, 1, k, SHMEM_OP_ATOMIC_OR), 0);
+        ASSERT_EQ(commq_noinline_uint32_push(q, &u[1], &seven, 1, k, SHMEM_OP_ATOMIC_SET), 0);
+    }
+    // refused input: the inline form falls back to the library, which reports it
+    int pe = (me + 1) % n;
+    const int64_t v = 1;
+    int64_t local = 0;
+    for (push64 f : {inl, lib}) {
+        EXPECT_EQ(f(q, &t[4], &v, 1, n, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+        EXPECT_EQ(f(q, &t[4], &v, 1, -1, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+        EXPECT_EQ(f(q, &t[4], nullptr, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+        EXPECT_EQ(f(q, &local, &v, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ADDR);
+        EXPECT_EQ(f(q, &t[4], &v, 1, pe, (shmem_op_type_t)9), SHMEM_QUEUE_ERR_ARG);
+        EXPECT_EQ(f(nullptr, &t[4], &v, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+        EXPECT_EQ(f(q, &t[4], &v, 0, pe, SHMEM_OP_ATOMIC_ADD), 0); // no-op
+    }
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.ops_pushed, (uint64_t)n * 62);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    // use after destroy, both forms
+    EXPECT_EQ(inl(q, &t[4], &v, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_STATE);
+    EXPECT_EQ(lib(q, &t[4], &v, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_STATE);
+
+    // FULL at the same count, and a queue where every push takes the library path
+    for (double timeout : {SHMEM_QUEUE_MAX_TIMEOUT, 60.0}) {
+        for (push64 f : {inl, lib}) {
+            c = cfg(SHMEM_OP_ATOMIC_ADD, 5, timeout);
+            ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+            int ok = 0, rc;
+            while ((rc = f(q, &g_inl_ctr[2], &v, 1, pe, SHMEM_OP_ATOMIC_ADD)) == 0)
+                ok++;
+            EXPECT_EQ(rc, SHMEM_QUEUE_ERR_FULL);
+            EXPECT_EQ(ok, 5);
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+            ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        }
+    }
+    shmem_barrier_all();
+    EXPECT_EQ(t[0], 10 * n);
+    EXPECT_EQ(t[1], 10 * n);
+    EXPECT_EQ(t[2], 30 * n);
+    EXPECT_EQ(t[3], -20 * n);
+    EXPECT_EQ(t[4], 0);
+    EXPECT_EQ(g_inl_ctr[0], 30 * n);
+    EXPECT_EQ(g_inl_ctr[1], 30 * n);
+    EXPECT_EQ(g_inl_ctr[2], 20); // 4 rounds of 5 from the left neighbour
+    uint32_t want = 0;
+    for (int k = 0; k < n; k++)
+        want |= 1u << (k % 32);
+    EXPECT_EQ(u[0], want);
+    EXPECT_EQ(u[1], 7u);
+    shmem_barrier_all();
+    shmem_free(t);
+    shmem_free(u);
 }
 
 static int64_t g_put_dst[300];

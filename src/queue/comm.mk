@@ -4,10 +4,12 @@ libshmemq_la_SOURCES += \
 	src/queue/comm_queue.c \
 	src/queue/am.c \
 	src/queue/queue_error.c
+shmemqinc_HEADERS += include/shmemq/queue_inline.h
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_commq
-test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc test/test_commq_generic.c
+test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc test/test_commq_generic.c \
+	test/test_commq_noinline.c
 test_test_commq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_LDADD = $(TEST_LIBS)
 test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -124,7 +124,7 @@ static struct shmem_queue_s *cq_header_alloc(void)
 static void cq_header_free(struct shmem_queue_s *q)
 {
     pthread_mutex_lock(&reg_lock);
-    q->magic = CQ_MAGIC_DEAD;
+    q->fast.magic = CQ_MAGIC_DEAD;
     q->next_dead = NULL;
     if (dead_tail)
         dead_tail->next_dead = q;
@@ -140,8 +140,8 @@ static void cq_header_free(struct shmem_queue_s *q)
 static uint64_t ops_pushed_now(shmem_queue_t q)
 {
     uint64_t n = q->st.ops_pushed;
-    for (size_t i = 0; q->slots && i < (size_t)q->n_pes * CQ_NSLOTS; i++)
-        n += q->slots[i].ch ? q->slots[i].n : 0;
+    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
+        n += CQ_SLOTS(q)[i].ch ? CQ_SLOTS(q)[i].n : 0;
     return n;
 }
 
@@ -157,7 +157,7 @@ static int cq_check(shmem_queue_t q, const char *routine)
     }
     /* A live handle is recognised without the registry lock (headers are never freed,
      * so reading the magic is safe for any handle this library returned). */
-    if (SHMEMI_LIKELY(__atomic_load_n(&q->magic, __ATOMIC_ACQUIRE) == CQ_MAGIC_LIVE))
+    if (SHMEMI_LIKELY(__atomic_load_n(&q->fast.magic, __ATOMIC_ACQUIRE) == CQ_MAGIC_LIVE))
         return 0;
     pthread_mutex_lock(&reg_lock);
     int mine = cq_is_mine(q);
@@ -165,7 +165,7 @@ static int cq_check(shmem_queue_t q, const char *routine)
     if (!mine) {
         shmemi_debug(routine, "not a communication queue handle");
         rc = SHMEM_QUEUE_ERR_STATE;
-    } else if (q->magic != CQ_MAGIC_LIVE) {
+    } else if (q->fast.magic != CQ_MAGIC_LIVE) {
         shmemi_debug(routine, "queue handle used after shmem_queue_comm_destroy");
         rc = SHMEM_QUEUE_ERR_STATE;
     }
@@ -341,7 +341,7 @@ static int rma_complete(shmem_queue_t q)
             rc |= pe >= 0 ? MPI_Win_flush(pe, win) : MPI_Win_flush_all(win);
     }
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
-    q->outstanding -= q->n_rma_issued;
+    q->fast.outstanding -= q->n_rma_issued;
     q->n_rma_issued = 0;
     while (q->rma_pending) {
         cq_chunk_t *c = q->rma_pending;
@@ -404,7 +404,7 @@ static int wait_all(int n, MPI_Request *reqs)
  * half full, so a full queue usually finds room already made. */
 static int am_epoch_start(shmem_queue_t q)
 {
-    int k = 0, lo = 0, hi = q->n_pes;
+    int k = 0, lo = 0, hi = q->fast.n_pes;
     if (q->one_pe >= 0) {
         lo = q->one_pe;
         hi = lo + 1;
@@ -449,7 +449,7 @@ static int am_epoch_end(shmem_queue_t q, int wait)
         }
     }
     q->ep_pending = 0;
-    q->outstanding -= q->ep_ops;
+    q->fast.outstanding -= q->ep_ops;
     q->ep_ops = 0;
     return rc;
 }
@@ -612,7 +612,7 @@ static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         /* our own PE: applied here and now, exactly as a target applies a batch */
         cq_apply(h, chunk_data(c));
         chunk_put(q, c);
-        q->outstanding -= n;
+        q->fast.outstanding -= n;
         q->st.bursts++;
         return 0;
     }
@@ -692,11 +692,11 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     /* account for the pushed count: combined ops complete with their partner */
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET) {
         if (rc == 0 && pe_self)
-            q->outstanding -= n - sent; /* merged into ops already applied */
+            q->fast.outstanding -= n - sent; /* merged into ops already applied */
         else if (rc == 0)
             q->n_am_issued += n - sent;
         else
-            q->outstanding -= n; /* not sent: the error goes to the caller */
+            q->fast.outstanding -= n; /* not sent: the error goes to the caller */
     } else {
         q->n_rma_issued += n - sent;
     }
@@ -706,7 +706,7 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
 static int issue_all(shmem_queue_t q)
 {
     int rc = 0;
-    size_t i = 0, ns = (size_t)q->n_pes * CQ_NSLOTS;
+    size_t i = 0, ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
     if (q->one_pe >= 0) {
         i = (size_t)q->one_pe * CQ_NSLOTS;
         ns = i + CQ_NSLOTS;
@@ -714,8 +714,8 @@ static int issue_all(shmem_queue_t q)
         return 0; /* no chunk opened since the last full flush */
     }
     for (; i < ns; i++) {
-        if (q->slots[i].ch) {
-            int r = slot_issue(q, &q->slots[i]);
+        if (CQ_SLOTS(q)[i].ch) {
+            int r = slot_issue(q, &CQ_SLOTS(q)[i]);
             if (r && !rc)
                 rc = r;
         }
@@ -732,7 +732,7 @@ static int flush_all(shmem_queue_t q)
     r = am_complete(q);
     if (r && !rc)
         rc = r;
-    if (rc == 0 && q->outstanding == 0)
+    if (rc == 0 && q->fast.outstanding == 0)
         q->one_pe = -1; /* nothing open or in flight: track afresh */
     q->st.flushes++;
     return rc;
@@ -755,7 +755,7 @@ static inline void after_burst(shmem_queue_t q)
 static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, uint64_t disp,
                          const void *operand)
 {
-    cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
     uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
     if (s->key != key || s->n >= s->cap) {
         int rc = slot_issue(q, s);
@@ -769,7 +769,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     uint32_t n = s->n++;
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
-    q->outstanding++;
+    q->fast.outstanding++;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
@@ -798,12 +798,12 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
-        q->outstanding++;
+        q->fast.outstanding++;
         q->st.bursts++;
         q->st.bytes += len;
         return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
     }
-    cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
     uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
     if (s->key != key || s->ch->used + rec > q->cbytes ||
         chunk_hdr(s->ch)->count >= q->cbytes / 24) {
@@ -827,7 +827,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     }
     c->used += (uint32_t)rec;
     chunk_hdr(c)->count++;
-    q->outstanding++;
+    q->fast.outstanding++;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
@@ -847,8 +847,8 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
         shmemi_debug(routine, "operation %d does not match the queue's op_type", op);
         return SHMEM_QUEUE_ERR_TYPE;
     }
-    if (pe < 0 || pe >= q->n_pes) {
-        shmemi_debug(routine, "PE %d out of range [0, %d)", pe, q->n_pes);
+    if (pe < 0 || pe >= q->fast.n_pes) {
+        shmemi_debug(routine, "PE %d out of range [0, %d)", pe, q->fast.n_pes);
         return SHMEM_QUEUE_ERR_ARG;
     }
     size_t es = cq_esize[tidx];
@@ -873,12 +873,12 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     }
     int atomic = op != SHMEM_OP_PUT && op != SHMEM_OP_GET;
     uint64_t nops = atomic ? nelems : 1;
-    if (nops > q->max_elems) {
+    if (nops > q->fast.max_elems) {
         shmemi_debug(routine, "%zu operations can never fit a queue of max_elems %llu", (size_t)nops,
-                     (unsigned long long)q->max_elems);
+                     (unsigned long long)q->fast.max_elems);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    if (q->outstanding + nops > q->max_elems) {
+    if (q->fast.outstanding + nops > q->fast.max_elems) {
         q->st.full_returns++;
         return SHMEM_QUEUE_ERR_FULL;
     }
@@ -904,7 +904,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (q->timed) {
         if (q->timeout == 0.0) {
             /* no aggregation: this push's chunk leaves now */
-            int r = slot_issue(q, &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
+            int r = slot_issue(q, &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
             if (r && !rc)
                 rc = r;
         } else {
@@ -956,12 +956,12 @@ static void cq_free_all(shmem_queue_t q)
             c = n;
         }
     }
-    if (q->slots) {
-        for (size_t i = 0; i < (size_t)q->n_pes * CQ_NSLOTS; i++)
-            if (q->slots[i].ch)
-                cache_give(q->slots[i].ch, q->cbytes);
+    if (CQ_SLOTS(q)) {
+        for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
+            if (CQ_SLOTS(q)[i].ch)
+                cache_give(CQ_SLOTS(q)[i].ch, q->cbytes);
     }
-    free(q->slots);
+    free(CQ_SLOTS(q));
     free(q->am_dirty);
     free(q->lens);
     free(q->tdisp);
@@ -1010,7 +1010,7 @@ void cq_stop_threads(void)
     pthread_mutex_lock(&reg_lock);
     for (int i = 0; i < n_slabs; i++)
         for (int k = 0; k < CQ_SLAB; k++)
-            if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+            if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
                 cq_thread_stop(&slabs[i][k]);
     pthread_mutex_unlock(&reg_lock);
 }
@@ -1025,18 +1025,18 @@ int shmemi_queue_comm_flush_live(int destroy)
     int n = 0;
     for (int i = 0; i < n_slabs; i++)
         for (int k = 0; k < CQ_SLAB; k++)
-            n += slabs[i][k].magic == CQ_MAGIC_LIVE;
+            n += slabs[i][k].fast.magic == CQ_MAGIC_LIVE;
     shmem_queue_t *live = n ? malloc(sizeof(*live) * (size_t)n) : NULL;
     int m = 0;
     for (int i = 0; live && i < n_slabs; i++)
         for (int k = 0; k < CQ_SLAB; k++)
-            if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+            if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
                 live[m++] = &slabs[i][k];
     pthread_mutex_unlock(&reg_lock);
     if (n && !live) { /* no memory for the list: flush in place, never free */
         for (int i = 0; i < n_slabs; i++)
             for (int k = 0; k < CQ_SLAB; k++)
-                if (slabs[i][k].magic == CQ_MAGIC_LIVE)
+                if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
                     shmem_queue_local_flush(&slabs[i][k]);
         return n;
     }
@@ -1092,16 +1092,21 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     struct shmem_queue_s *q = cq_header_alloc();
     if (!q)
         return SHMEM_QUEUE_ERR_NOMEM;
-    q->n_pes = shmemi.n_pes;
+    q->fast.n_pes = shmemi.n_pes;
     q->me = shmemi.my_pe;
     q->shared = c->thread_model == SHMEM_QUEUE_SHARED;
-    q->max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
+    q->fast.max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
     q->opmask = c->op_type == SHMEM_OP_ANY ? 0xffu : OPB(c->op_type);
     if (c->op_type == SHMEM_OP_ATOMIC_ADD || c->op_type == SHMEM_OP_ATOMIC_INC)
         q->opmask = OPB(c->op_type); /* exactly the configured op */
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
-    q->fastmask = q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS;
+    cq_set_fast(q, q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS);
+    q->fast.heap_base = (uintptr_t)shmemi.heap_base;
+    q->fast.heap_span = shmemi.heap_size > 15 ? shmemi.heap_size - 15 : 0;
+    q->fast.heap_adj = shmemi.heap_adj;
+    q->fast.data_base = (uintptr_t)shmemi.data_base;
+    q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies
@@ -1144,7 +1149,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     }
     /* one open chunk per (target, op): bound that memory at many PEs (64 MiB per op
      * slot; an AM chunk may be smaller than the receive buffers, never larger) */
-    size_t per_pe = ((size_t)64 << 20) / (size_t)q->n_pes;
+    size_t per_pe = ((size_t)64 << 20) / (size_t)q->fast.n_pes;
     if (per_pe < 4096)
         per_pe = 4096;
     if (q->cbytes > per_pe)
@@ -1154,35 +1159,35 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     while (hsize < 2 * maxrec)
         hsize <<= 1;
     q->hmask = hsize - 1;
-    size_t ns = (size_t)q->n_pes * CQ_NSLOTS;
-    q->slots = calloc(ns, sizeof(cq_slot_t));
-    q->am_dirty = calloc((size_t)q->n_pes, 1);
+    size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
+    q->fast.slots = calloc(ns, sizeof(cq_slot_t));
+    q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
     q->lens = malloc(sizeof(int) * maxrec);
     q->tdisp = malloc(sizeof(MPI_Aint) * maxrec);
     q->odisp = malloc(sizeof(MPI_Aint) * maxrec);
     q->hash = malloc(sizeof(uint32_t) * hsize);
     q->hstamp = calloc(hsize, sizeof(uint32_t));
-    q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->n_pes);
-    q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->n_pes);
-    if (!q->slots || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+    q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
+    q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
         !q->hstamp || !q->freq || !q->fhdr) {
         cq_free_all(q);
         cq_header_free(q);
         return SHMEM_QUEUE_ERR_NOMEM;
     }
     for (size_t i = 0; i < ns; i++)
-        q->slots[i].key = CQ_NOKEY;
+        CQ_SLOTS(q)[i].key = CQ_NOKEY;
     q->one_pe = -1;
     int want_thread = q->timed && q->timeout > 0 && shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
                       shmemi_env_bool("SHMEMQ_PROGRESS_THREAD", 0);
     if (want_thread)
         q->shared = 1; /* the thread and the owner share the queue */
     if (q->shared)
-        q->fastmask = 0;
+        cq_set_fast(q, 0);
     q->pfast = !q->shared && !q->timed;
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
-    __atomic_store_n(&q->magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->fast.magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
     if (want_thread && pthread_create(&q->thread, NULL, cq_thread_main, q) == 0)
         q->has_thread = 1;
     *queue = q;
@@ -1209,7 +1214,7 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,
                 (unsigned long long)q->st.full_returns);
     cq_free_all(q);
-    q->magic = CQ_MAGIC_DEAD;
+    q->fast.magic = CQ_MAGIC_DEAD;
     cq_unlock(q);
     if (q->shared)
         pthread_mutex_destroy(&q->lock);
@@ -1245,8 +1250,8 @@ int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
     }
     cq_lock(q);
     attr->queue_id = q->id;
-    attr->outstanding_elems = q->outstanding;
-    attr->available_elems = q->max_elems - q->outstanding;
+    attr->outstanding_elems = q->fast.outstanding;
+    attr->available_elems = q->fast.max_elems - q->fast.outstanding;
     cq_unlock(q);
     return 0;
 }
@@ -1265,7 +1270,7 @@ int shmem_query_size(shmem_queue_t q, size_t *size)
         return SHMEM_QUEUE_ERR_ARG;
     }
     cq_lock(q);
-    *size = (size_t)q->outstanding;
+    *size = (size_t)q->fast.outstanding;
     cq_unlock(q);
     return 0;
 }
@@ -1299,9 +1304,9 @@ static inline int clamp_count(uint64_t n)
 int shmem_queue_progress(shmem_queue_t q)
 {
     /* Programs call this after every push: most calls only count. */
-    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && q->pfast &&
-                      q->outstanding < q->max_elems && (++q->pctr & 255) != 0))
-        return clamp_count(q->outstanding);
+    if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && q->pfast &&
+                      q->fast.outstanding < q->fast.max_elems && (++q->pctr & 255) != 0))
+        return clamp_count(q->fast.outstanding);
     int rc = cq_check(q, "shmem_queue_progress");
     if (rc)
         return rc;
@@ -1311,19 +1316,19 @@ int shmem_queue_progress(shmem_queue_t q)
     rc = am_epoch_end(q, 0);
     cq_timer(q);
     if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
-        q->outstanding >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
+        q->fast.outstanding >= q->fast.max_elems / 2 && q->fast.outstanding > q->n_rma_issued) {
         rc = issue_all(q);
         if (rc == 0)
             rc = am_epoch_start(q);
     }
-    if (rc == 0 && q->outstanding >= q->max_elems) {
+    if (rc == 0 && q->fast.outstanding >= q->fast.max_elems) {
         /* a full queue must make room: the epoch in flight, else everything */
         rc = am_epoch_end(q, 1);
-        if (rc == 0 && q->outstanding >= q->max_elems)
+        if (rc == 0 && q->fast.outstanding >= q->fast.max_elems)
             rc = flush_all(q);
     }
     if (rc == 0)
-        rc = clamp_count(q->outstanding);
+        rc = clamp_count(q->fast.outstanding);
     cq_unlock(q);
     return rc;
 }
@@ -1398,10 +1403,10 @@ int shmemx_queue_comm_push_strided(shmem_queue_t q, void *dest, const void *src,
         return SHMEM_QUEUE_ERR_ADDR;
     }
     cq_lock(q);
-    if (q->outstanding + nblks > q->max_elems) {
+    if (q->fast.outstanding + nblks > q->fast.max_elems) {
         q->st.full_returns++;
         cq_unlock(q);
-        return nblks > q->max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
+        return nblks > q->fast.max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
     }
     for (size_t i = 0; i < nblks && rc == 0; i++)
         rc = push_locked(q, routine, (char *)dest + (ptrdiff_t)i * dst_stride,

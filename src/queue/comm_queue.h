@@ -52,20 +52,41 @@ typedef struct cq_chunk {
     unsigned char *msg; /* cq_msghdr_t followed by data */
 } cq_chunk_t;
 
+/* One open chunk per (target PE, slot). The inline push of shmemq/queue_inline.h sees
+ * this as shmemq_cq_slot_t: the asserts below keep the two layouts one. */
 typedef struct {
     uint32_t n, cap;   /* atomics: records in / room of the open chunk (cap 0: none) */
     uint32_t key;      /* tidx | win << 8 of the open chunk; CQ_NOKEY when none */
+    uint32_t unused;
     uint64_t *disp;
     unsigned char *opnd;
     cq_chunk_t *ch;
 } cq_slot_t;
 #define CQ_NOKEY 0xffffffffu
+#define CQ_SAME_FIELD(A, FA, B, FB) \
+    _Static_assert(offsetof(A, FA) == offsetof(B, FB) && sizeof(((A *)0)->FA) == sizeof(((B *)0)->FB), \
+                   #FA " must match the public layout")
+CQ_SAME_FIELD(cq_slot_t, n, shmemq_cq_slot_t, n);
+CQ_SAME_FIELD(cq_slot_t, cap, shmemq_cq_slot_t, cap);
+CQ_SAME_FIELD(cq_slot_t, key, shmemq_cq_slot_t, key);
+CQ_SAME_FIELD(cq_slot_t, disp, shmemq_cq_slot_t, disp);
+CQ_SAME_FIELD(cq_slot_t, opnd, shmemq_cq_slot_t, opnd);
+CQ_SAME_FIELD(cq_slot_t, ch, shmemq_cq_slot_t, private_);
+_Static_assert(sizeof(cq_slot_t) == sizeof(shmemq_cq_slot_t), "slot layout");
+_Static_assert((int)CQ_NSLOTS == (int)SHMEMQ_CQ_NSLOTS && (int)CQ_NTYPES == (int)SHMEMQ_CQ_NTYPES, "slot layout");
+_Static_assert(SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_INC) == (int)CQ_S_ADD &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_XOR) == (int)CQ_S_XOR &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_GET) == (int)CQ_S_GET, "slot numbering");
+#undef CQ_SAME_FIELD
+_Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margin");
 
-#define CQ_MAGIC_LIVE 0x7175657565434f4dULL
+#define CQ_MAGIC_LIVE SHMEMQ_CQ_MAGIC_LIVE
 #define CQ_MAGIC_DEAD 0x646561647175657eULL
 
 struct shmem_queue_s {
-    uint64_t magic;
+    /* MUST stay first: magic, outstanding, max_elems, n_pes, slots, the per-type
+     * inline-path ops (cq_set_fast) and the address ranges the inline push reads */
+    shmemq_cq_fast_t fast;
     uint64_t id;
     int shared;
     int path;      /* CQ_PATH_* for atomics and small puts */
@@ -75,13 +96,9 @@ struct shmem_queue_s {
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
     int pfast;         /* progress may only count (not SHARED, not timed) */
-    uint32_t fastmask; /* ops the push fast path may take: atomics of opmask; 0 for
-                          SHARED or timed queues */
-    int n_pes, me;
+    int me;
     double timeout;
     double t_oldest; /* push time of the oldest buffered op (timed queues) */
-    uint64_t max_elems;
-    uint64_t outstanding; /* buffered + issued, not yet known complete */
     uint64_t n_buffered;
     uint64_t n_rma_issued;
     uint64_t n_am_issued;
@@ -90,7 +107,6 @@ struct shmem_queue_s {
     int rma_dirty[2];
     int one_pe;    /* the only PE chunks were opened for since the last full flush;
                       -1: none yet, -2: several (the SHMEM_PE_SAME case, detected) */
-    cq_slot_t *slots;         /* [pe * CQ_NSLOTS + slot] */
     unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
     cq_chunk_t *free_chunks;
     cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
@@ -159,14 +175,24 @@ static inline int cq_xlate(const void *addr, size_t len, int pe, int *win, uint6
     return -1;
 }
 
+#define CQ_SLOTS(q) ((cq_slot_t *)(void *)(q)->fast.slots)
+
+/* Ops (bit per shmem_op_type_t) that the push fast paths, inline and in the library,
+ * may take: per element type, those of `mask` the type allows; 0 turns them off. */
+static inline void cq_set_fast(struct shmem_queue_s *q, uint32_t mask)
+{
+    for (int t = 0; t < CQ_NTYPES; t++)
+        q->fast.type_ops[t] = (uint8_t)(mask & cq_type_ops_rw[t]);
+}
+
 /* The push fast path: one element, an open chunk with room, no locking or timers.
  * Everything else (errors included) goes to cq_push_general, which re-checks. */
 static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, const void *src,
                           size_t nelems, int pe, int op, int tidx, size_t esize)
 {
-    if (SHMEMI_LIKELY(q != NULL && q->magic == CQ_MAGIC_LIVE && nelems == 1 &&
-                      (unsigned)op < 8 && (q->fastmask & cq_type_ops_rw[tidx] & (1u << op)) &&
-                      (unsigned)pe < (unsigned)q->n_pes && q->outstanding < q->max_elems &&
+    if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && nelems == 1 &&
+                      (unsigned)op < 8 && ((q->fast.type_ops[tidx] >> op) & 1u) &&
+                      (unsigned)pe < (unsigned)q->fast.n_pes && q->fast.outstanding < q->fast.max_elems &&
                       (src != NULL || op == SHMEM_OP_ATOMIC_INC))) {
         int win;
         uint64_t disp;
@@ -174,7 +200,7 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
             int slot = cq_op_slot[op];
             /* Self targets are buffered too: applied as one batch later, the cache misses
              * of a large table overlap (measured: 2x at 1M counters). */
-            cq_slot_t *s = &q->slots[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+            cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
             if (SHMEMI_LIKELY(s->key == ((uint32_t)tidx | ((uint32_t)win << 8)) && s->n < s->cap)) {
                 uint32_t n = s->n++;
                 s->disp[n] = disp;
@@ -183,7 +209,7 @@ static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, cons
                 } else {
                     memcpy(s->opnd + (size_t)n * esize, src, esize);
                 }
-                q->outstanding++; /* ops_pushed: counted when the chunk leaves */
+                q->fast.outstanding++; /* ops_pushed: counted when the chunk leaves */
                 return 0;
             }
         }

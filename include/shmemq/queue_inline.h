@@ -1,0 +1,126 @@
+/*
+ * shmemq/queue_inline.h: the inline push fast path of communication queues.
+ * Included by shmemx.h; not a header to include on its own.
+ *
+ * Why: a queued histogram update is a few stores, but a call into the shared library
+ * (PLT, argument checks that the caller's constants could have settled, prologue)
+ * costs several times that. So the typed pushes are also defined here, static inline,
+ * for the one case that dominates aggregation codes: one atomic element, the target's
+ * buffer has room, and the queue lets pushes skip locks and timers. Everything else
+ * (errors, full buffers, PUT/GET, SHARED or timed queues) calls the library function,
+ * which checks all over again; results and error codes are the same either way.
+ *
+ * The protocol between the library and this code is the layout below: a queue object
+ * starts with shmemq_cq_fast_t, and the library keeps `type_ops` zero whenever the
+ * inline path must not be taken. Changing the layout changes the library's ABI.
+ *
+ * Define SHMEMQ_NO_INLINE before including shmemx.h to get plain calls everywhere
+ * (for example to intercept every push through the pshmem_ profiling names).
+ */
+#ifndef SHMEMQ_QUEUE_INLINE_H
+#define SHMEMQ_QUEUE_INLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Operation slots per target PE: ADD and INC share one (INC is ADD of 1). */
+#define SHMEMQ_CQ_NSLOTS 7
+#define SHMEMQ_CQ_SLOT(op) ((op) < 3 ? (int)(op) : (int)(op) - 1)
+#define SHMEMQ_CQ_MAGIC_LIVE 0x7175657565434f4dULL
+
+/* Type indices, in SHMEMQ_RMA_TYPES order (the library uses the same order). */
+#define SHMEMQ_CQ_TENUM(T, N) SHMEMQ_CQ_T_##N,
+enum { SHMEMQ_RMA_TYPES(SHMEMQ_CQ_TENUM) SHMEMQ_CQ_NTYPES };
+#undef SHMEMQ_CQ_TENUM
+
+/* One open burst buffer: n of cap records, for element type and window `key`. */
+typedef struct shmemq_cq_slot {
+    uint32_t n, cap;
+    uint32_t key;       /* type index | window << 8; 0xffffffff: no open buffer */
+    uint32_t reserved_;
+    uint64_t *disp;     /* target window displacements */
+    unsigned char *opnd; /* operands, element size each */
+    void *private_;
+} shmemq_cq_slot_t;
+
+typedef struct shmemq_cq_fast {
+    uint64_t magic;       /* SHMEMQ_CQ_MAGIC_LIVE while the queue exists */
+    uint64_t outstanding; /* operations buffered or in flight */
+    uint64_t max_elems;
+    int32_t n_pes;
+    uint8_t type_ops[SHMEMQ_CQ_NTYPES]; /* per type: bit per op the inline path may take */
+    shmemq_cq_slot_t *slots;            /* [pe * SHMEMQ_CQ_NSLOTS + slot] */
+    /* Symmetric heap and data segment of this PE. An element at offset `off` from a
+     * base takes the inline path when off < span: span is the size less 15 bytes, so
+     * one comparison proves that an element of up to 16 bytes lies inside. */
+    uintptr_t heap_base;
+    size_t heap_span;
+    const MPI_Aint *heap_adj; /* per PE: heap displacement in its window */
+    uintptr_t data_base;
+    size_t data_span;
+} shmemq_cq_fast_t;
+
+#if !defined(SHMEMQ_NO_INLINE) && !defined(SHMEMQ_BUILDING_LIBRARY)
+/* 1 and the element stored, or 0 when the library call must do it. */
+static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize, void *dest,
+                                        const void *src, size_t nelems, int pe,
+                                        shmem_op_type_t op)
+{
+    shmemq_cq_fast_t *f = (shmemq_cq_fast_t *)(void *)q;
+    if (!(f != NULL && nelems == 1 && (unsigned)op < 8u &&
+          f->magic == SHMEMQ_CQ_MAGIC_LIVE && ((f->type_ops[tidx] >> (unsigned)op) & 1u) &&
+          (unsigned)pe < (unsigned)f->n_pes && f->outstanding < f->max_elems &&
+          (src != NULL || op == SHMEM_OP_ATOMIC_INC)))
+        return 0;
+    uintptr_t off = (uintptr_t)dest - f->heap_base;
+    uint64_t disp;
+    uint32_t key;
+    if (off < f->heap_span) {
+        disp = (uint64_t)off + (uint64_t)f->heap_adj[pe];
+        key = (uint32_t)tidx;
+    } else {
+        off = (uintptr_t)dest - f->data_base;
+        if (off >= f->data_span)
+            return 0;
+        disp = (uint64_t)off;
+        key = (uint32_t)tidx | (1u << 8);
+    }
+    shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
+    if (s->key != key || s->n >= s->cap)
+        return 0;
+    uint32_t n = s->n++;
+    s->disp[n] = disp;
+    unsigned char *o = s->opnd + (size_t)n * esize;
+    if (op == SHMEM_OP_ATOMIC_INC) {
+        memset(o, 0, esize); /* INC is ADD of 1 (little-endian operand) */
+        o[0] = 1;
+    } else {
+        memcpy(o, src, esize);
+    }
+    f->outstanding++;
+    return 1;
+}
+
+#define SHMEMQ_CQ_DEF_INLINE(T, N)                                                         \
+    static inline int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src,  \
+                                                  size_t nelems, int pe,                   \
+                                                  shmem_op_type_t op)                      \
+    {                                                                                      \
+        if (shmemq_cq_push_inline(q, SHMEMQ_CQ_T_##N, sizeof(T), dest, src, nelems, pe, op)) \
+            return 0;                                                                      \
+        return pshmem_##N##_queue_comm_push(q, dest, src, nelems, pe, op);                \
+    }
+SHMEMQ_RMA_TYPES(SHMEMQ_CQ_DEF_INLINE)
+#undef SHMEMQ_CQ_DEF_INLINE
+#endif /* inline */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
