@@ -567,6 +567,93 @@ TEST_P(CommQueueModes, StaticTargets)
     shmem_barrier_all();
 }
 
+// AM path: a batch whose operands are all equal goes as 32-bit displacements and one
+// operand (docs/queues.md, PACKED). Every atomic op and both element sizes, on the heap
+// and the data segment; a batch with one differing operand is sent as it is. The bytes
+// that left show which form was used.
+static int64_t g_pack_ctr[64];
+
+TEST(CommQueue, UniformBatchesPackedExactly)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const int N = 64;
+    int64_t *add = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    uint32_t *bits = static_cast<uint32_t *>(shmem_calloc(N, sizeof(uint32_t)));
+    uint64_t *xr = static_cast<uint64_t *>(shmem_calloc(N, sizeof(uint64_t)));
+    int32_t *set = static_cast<int32_t *>(shmem_calloc(N, sizeof(int32_t)));
+    int64_t *mixed = static_cast<int64_t *>(shmem_calloc(N, sizeof(int64_t)));
+    std::memset(g_pack_ctr, 0, sizeof g_pack_ctr);
+    shmem_barrier_all();
+    setenv("SHMEMQ_COMM_PATH", "am", 1);
+    setenv("SHMEMQ_COMBINE", "0", 1);
+    uint64_t bytes[2] = {0, 0};
+    for (int pack = 0; pack < 2; pack++) {
+        setenv("SHMEMQ_PACK", pack ? "1" : "0", 1);
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        const int64_t five = 5;
+        const uint32_t bit = 1u << (me % 32);
+        const uint64_t pattern = 0x0101010101010101ull;
+        const int32_t seven = 7;
+        // one kind at a time, flushed: INC and int64 ADD on the heap share a burst buffer
+        for (int kind = 0; kind < 6; kind++) {
+            for (int k = 0; k < n; k++) {
+                for (int i = 0; i < N; i++) {
+                    int64_t v = i == N / 2 ? 2 : 1; // one odd operand: sent unpacked
+                    int rc = -1;
+                    switch (kind) {
+                    case 0: rc = shmem_int64_queue_comm_push(q, &add[i], nullptr, 1, k, SHMEM_OP_ATOMIC_INC); break;
+                    case 1: rc = shmem_int64_queue_comm_push(q, &g_pack_ctr[i], &five, 1, k, SHMEM_OP_ATOMIC_ADD); break;
+                    case 2: rc = shmem_uint32_queue_comm_push(q, &bits[i], &bit, 1, k, SHMEM_OP_ATOMIC_OR); break;
+                    case 3: rc = shmem_uint64_queue_comm_push(q, &xr[i], &pattern, 1, k, SHMEM_OP_ATOMIC_XOR); break;
+                    case 4: rc = shmem_int32_queue_comm_push(q, &set[i], &seven, 1, k, SHMEM_OP_ATOMIC_SET); break;
+                    case 5: rc = shmem_int64_queue_comm_push(q, &mixed[i], &v, 1, k, SHMEM_OP_ATOMIC_ADD); break;
+                    }
+                    ASSERT_EQ(rc, 0) << "kind " << kind;
+                }
+            }
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        }
+        shmemx_queue_stats_t st;
+        ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+        bytes[pack] = st.bytes;
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    unsetenv("SHMEMQ_PACK");
+    unsetenv("SHMEMQ_COMM_PATH");
+    unsetenv("SHMEMQ_COMBINE");
+    shmem_barrier_all();
+    uint32_t want_bits = 0;
+    for (int k = 0; k < n; k++)
+        want_bits |= 1u << (k % 32);
+    // XOR of the pattern 2n times (twice per PE) is zero
+    for (int i = 0; i < N; i++) {
+        ASSERT_EQ(add[i], 2 * n) << i;
+        ASSERT_EQ(g_pack_ctr[i], 10 * n) << i;
+        ASSERT_EQ(bits[i], want_bits) << i;
+        ASSERT_EQ(xr[i], 0u) << i;
+        ASSERT_EQ(set[i], 7) << i;
+        ASSERT_EQ(mixed[i], (i == N / 2 ? 4 : 2) * n) << i;
+    }
+    if (n > 1) {
+        // per remote PE: 5 packed batches of 64 (4 B each + one operand) instead of
+        // 64 x (8 + esize) each; the mixed batch is the same size either way
+        uint64_t remote = (uint64_t)(n - 1);
+        uint64_t unpacked_uniform = remote * N * (16 + 16 + 12 + 16 + 12);
+        uint64_t packed_uniform = remote * (5 * N * 4 + 8 + 8 + 4 + 8 + 4);
+        EXPECT_EQ(bytes[0] - bytes[1], unpacked_uniform - packed_uniform);
+    } else {
+        EXPECT_EQ(bytes[0], bytes[1]);
+    }
+    shmem_barrier_all();
+    shmem_free(add);
+    shmem_free(bits);
+    shmem_free(xr);
+    shmem_free(set);
+    shmem_free(mixed);
+}
+
 static int64_t g_inl_ctr[3];
 
 // In C and C++ the typed pushes are inline (shmemq/queue_inline.h) unless SHMEMQ_NO_INLINE;

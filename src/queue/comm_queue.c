@@ -617,6 +617,11 @@ static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         return 0;
     }
     size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
+    if (q->pack) {
+        size_t packed = cq_pack(h, chunk_data(c), n);
+        if (packed)
+            bytes = packed;
+    }
     if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
                   shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
         chunk_put(q, c);
@@ -1109,6 +1114,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
+    q->pack = shmemi_env_bool("SHMEMQ_PACK", 1);
     /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies
      * accumulates per element at some cost, so merging pays when a burst repeats
      * addresses), off on MPICH and on the AM path (our apply is cheaper than the

@@ -13,6 +13,7 @@
  *   atomics: count displacements (uint64) then count operands (esize bytes each)
  *   PUT:     a stream of records {uint64 disp, uint64 len, payload padded to 8}
  *   GET:     a stream of records {uint64 disp, uint64 len, uint64 local address}
+ *   PACKED atomics (AM messages only): count uint32 displacements, one operand
  * Displacements are MPI window displacements at the target (heap: includes heap_adj).
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
@@ -29,7 +30,10 @@ enum { CQ_S_PUT = 0, CQ_S_GET, CQ_S_ADD, CQ_S_SET, CQ_S_AND, CQ_S_OR, CQ_S_XOR, 
 enum { SHMEMQ_RMA_TYPES(CQ_TENUM) CQ_NTYPES, CQ_T_BYTES = CQ_NTYPES };
 #undef CQ_TENUM
 
-enum { CQ_MSG_BATCH = 1, CQ_MSG_FLUSH = 2 };
+/* BATCH: the chunk as it is. PACKED: an atomic batch whose displacements all fit 32
+ * bits and whose operands are all equal (INC, or ADD of one constant: the histogram
+ * case), sent as count uint32 displacements then one operand, a quarter of the bytes. */
+enum { CQ_MSG_BATCH = 1, CQ_MSG_FLUSH = 2, CQ_MSG_PACKED = 3 };
 enum { CQ_PATH_RMA = 0, CQ_PATH_AM = 1 };
 #define CQ_TAG_MSG 1 /* batches and flush requests: one tag keeps them in order */
 #define CQ_MAX_RMA_INFLIGHT 200000 /* MPICH 4.0.2 aborts beyond ~300k unflushed AMs */
@@ -122,6 +126,7 @@ struct shmem_queue_s {
     MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
     cq_msghdr_t *fhdr;  /* flush request headers, per PE */
     int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
+    int pack;         /* AM path: send qualifying atomic batches PACKED (SHMEMQ_PACK) */
     int ep_pending;   /* an AM flush epoch is in flight */
     int ep_k;         /* its PEs (requests 2 per PE in freq) */
     uint64_t ep_ops;  /* operations it completes */
@@ -143,6 +148,7 @@ extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-
 
 /* AM engine (am.c) */
 void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
+size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n);
 void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
