@@ -17,7 +17,7 @@
 #include "shmemi.h"
 #include <pthread.h>
 
-#define SHMEMI_DATAQ_MAGIC 0x44415451u /* 'DATQ': a live data queue */
+#define SHMEMI_DATAQ_MAGIC SHMEMQ_DATAQ_LIVE /* 'DATQ': a live data queue */
 #define SHMEMI_DATAQ_DEAD 0x64656164u  /* 'dead': destroyed (until the memory is reused) */
 
 /* Data-queue ids have the top bit set so they never equal a comm-queue id. */
@@ -40,26 +40,19 @@ enum shmemi_dataq_phase {
 };
 
 struct shmemi_dataq {
-    uint32_t magic; /* MUST stay first: the comm-queue dispatch reads it */
+    /* MUST stay first: its magic is the handle's first uint32 (the comm-queue dispatch
+     * reads it), and the inline push/pop of shmemq/dataq.h read these fields. */
+    struct shmemq_dataq_hot h;
     uint32_t shared; /* SHMEM_QUEUE_SHARED: lock around every access */
     uint64_t queue_id;
     struct shmemq_team *team; /* the team given at create (progress/destroy check it) */
     MPI_Comm comm;            /* dup of team->comm: every flush collective */
     MPI_Comm ctrl;            /* another dup: catch-up agreement (see dataq_sync) */
-    int npes, me;
-    size_t elem; /* bytes per element */
-    size_t room; /* bytes per peer, outgoing and incoming; a multiple of elem */
+    int me;
     int xfer;    /* enum shmemi_dataq_xfer resolved at create */
     size_t chunk; /* rounds mode: most bytes one pair moves in one round */
 
-    char *out;       /* npes * room: out + p*room holds out_len[p] bytes for PE p */
-    char *in;        /* npes * room: from source p: in + p*room + in_head[p], in_len[p] bytes */
-    size_t *out_len;
-    size_t *in_head;
-    size_t *in_len;
-
-    /* the flush in flight (background or blocking) */
-    int phase;
+    /* the flush in flight (background or blocking); h.phase says which step */
     int bg;                  /* started by shmem_queue_data_progress */
     uint64_t started;        /* flushes started on comm (catch-up agreement) */
     uint64_t *xmine;         /* 2*npes: per peer {outgoing bytes, free incoming bytes} */
