@@ -104,60 +104,80 @@ static void push_requests(ig_t *x, shmem_queue_t rq, uint64_t *i)
     }
 }
 
+/* Round trip through two data queues, the way a queue user would write it: each round
+ * pushes requests (the owner's offset, 8 bytes) until a room is full, one flush, owners
+ * answer every request with its value (8 bytes) in arrival order, one flush, requesters
+ * pop the values. Queues keep per-source order, so a reply needs no slot: the requester
+ * remembers, per owner, the slots of its requests in push order (a FIFO, like the
+ * baseline's permutation). Requests are pushed one by one (the inline fast path);
+ * owners and requesters pop and push what one source sent as one block. */
 static double k_dataq(ig_t *x)
 {
     shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
-    shmem_queue_t pq = data_queue(sizeof(reply_t), 2 * x->dqbytes);
-    const size_t cap = 65536;
-    uint64_t *req = malloc(cap * sizeof(uint64_t));
-    reply_t *rep = malloc(cap * sizeof(reply_t));
+    shmem_queue_t pq = data_queue(sizeof(int64_t), x->dqbytes);
+    int np = x->npes;
+    /* per owner: slots of requests sent and not yet answered, a ring of cap >= room
+     * elements: at most one room is unanswered, since every round answers everything
+     * that arrived and the request flush never overflows (owners drain every round) */
+    size_t cap = 1; /* a power of two: ring index by mask */
+    while (cap < x->dqbytes / sizeof(uint64_t)) cap *= 2;
+    size_t mask = cap - 1;
+    uint32_t *slots = malloc((size_t)np * cap * sizeof(uint32_t));
+    size_t *head = calloc((size_t)np, sizeof(size_t)), *tail = calloc((size_t)np, sizeof(size_t));
+    size_t roomel = x->dqbytes / sizeof(uint64_t) + 1;
+    uint64_t *buf = malloc(roomel * sizeof(uint64_t));
+    int64_t *vals = malloc(roomel * sizeof(int64_t));
+    const int64_t *table = x->table;
     int64_t *res = x->result;
     shmem_barrier_all();
     double t = bench_now();
-    uint64_t i = 0, got = 0;
+    uint64_t i = 0;
+    int rc;
     for (;;) {
-        push_requests(x, rq, &i);
+        for (; i < x->r; i++) {
+            int p = (int)x->spe[i];
+            rc = shmem_queue_data_push(rq, &x->soff[i], 1, p);
+            if (rc == SHMEM_QUEUE_ERR_FULL) break;
+            if (rc) die("shmem_queue_data_push", rc);
+            slots[(size_t)p * cap + (tail[p]++ & mask)] = (uint32_t)i;
+        }
         flush_ok(rq);
-        for (int s = 0; s < x->npes; s++) {
-            size_t in, out, pin, pout;
+        /* answer in arrival order: everything from s in one pop, one push */
+        for (int s = 0; s < np; s++) {
+            size_t in, out;
             data_size(rq, &in, &out, s);
-            data_size(pq, &pin, &pout, s);
-            /* answer only what the reply room to s can take; the rest waits a round */
-            size_t room = (2 * x->dqbytes - pout) / sizeof(reply_t);
-            size_t left = in / sizeof(uint64_t);
-            if (left > room) left = room;
-            while (left > 0) {
-                size_t k = left < cap ? left : cap;
-                int rc = shmem_queue_data_pop(rq, req, k, s);
-                if (rc) die("shmem_queue_data_pop", rc);
-                for (size_t j = 0; j < k; j++) {
-                    rep[j].slot = req[j] & 0xffffffffu;
-                    rep[j].val = x->table[req[j] >> 32];
-                }
-                if ((rc = shmem_queue_data_push(pq, rep, k, s))) die("reply push", rc);
-                left -= k;
-            }
+            size_t k = in / sizeof(uint64_t);
+            if (k == 0) continue;
+            if ((rc = shmem_queue_data_pop(rq, buf, k, s))) die("shmem_queue_data_pop", rc);
+            for (size_t j = 0; j < k; j++) vals[j] = table[buf[j]];
+            /* never FULL: both rooms hold the same number of elements, at most a room of
+             * requests arrives per round and every PE drains its replies each round */
+            if ((rc = shmem_queue_data_push(pq, vals, k, s))) die("reply push", rc);
         }
         flush_ok(pq);
-        size_t pin, pout, rin, rout;
-        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
-        for (size_t left = pin / sizeof(reply_t); left > 0;) {
-            size_t k = left < cap ? left : cap;
-            int rc = shmem_queue_data_pop(pq, rep, k, SHMEM_QUEUE_ANY_PE);
-            if (rc) die("shmem_queue_data_pop", rc);
-            for (size_t j = 0; j < k; j++) res[rep[j].slot] = rep[j].val;
-            got += k;
-            left -= k;
+        for (int s = 0; s < np; s++) {
+            size_t in, out;
+            data_size(pq, &in, &out, s);
+            size_t k = in / sizeof(int64_t);
+            if (k == 0) continue;
+            if ((rc = shmem_queue_data_pop(pq, vals, k, s))) die("shmem_queue_data_pop", rc);
+            const uint32_t *sl = slots + (size_t)s * cap;
+            size_t h = head[s];
+            for (size_t j = 0; j < k; j++) res[sl[(h + j) & mask]] = vals[j];
+            head[s] = h + k;
         }
+        size_t rin, rout, pin, pout;
         data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
         data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
-        if (bench_all_true(got == x->r && rin == 0 && rout == 0 && pout == 0)) break;
+        if (bench_all_true(i == x->r && rin == 0 && rout == 0 && pout == 0)) break;
     }
     shmem_barrier_all();
     t = bench_now() - t;
-    free(req);
-    free(rep);
-    int rc;
+    free(slots);
+    free(buf);
+    free(vals);
+    free(head);
+    free(tail);
     if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
     if ((rc = shmem_queue_data_destroy(&pq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
     return t;

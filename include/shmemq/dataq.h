@@ -24,13 +24,18 @@
 extern "C" {
 #endif
 
-#define SHMEMQ_DATAQ_LIVE 0x44415451u /* 'DATQ': first uint32 of a live data queue */
+/* First uint32 of a live data queue: EXCLUSIVE (the inline paths may use it) or SHARED
+ * (every access takes the queue's lock: the inline paths call the library). Change
+ * both values whenever struct shmemq_dataq_hot changes: a program compiled against
+ * the old layout then finds no match and calls the library for everything. */
+#define SHMEMQ_DATAQ_LIVE 0x44415451u        /* 'DATQ' */
+#define SHMEMQ_DATAQ_LIVE_SHARED 0x44415453u /* 'DATS' */
 
 struct shmemq_dataq_hot {
-    uint32_t magic;     /* SHMEMQ_DATAQ_LIVE while live; MUST stay first */
-    uint32_t inline_ok; /* 1: EXCLUSIVE queue, inline paths allowed (SHARED locks) */
+    uint32_t magic;     /* SHMEMQ_DATAQ_LIVE(_SHARED) while live; MUST stay first */
     int npes;
     int phase;          /* != 0: a flush is in flight (its exchange lands behind the FIFOs) */
+    int any_from;       /* every source below it has nothing to pop */
     size_t elem;        /* bytes per element */
     size_t room;        /* bytes per peer, outgoing and incoming; a multiple of elem */
     size_t room_elems;  /* room / elem */
@@ -39,9 +44,6 @@ struct shmemq_dataq_hot {
     size_t *out_len;
     size_t *in_head;
     size_t *in_len;
-    int any_from;       /* every source below it has nothing to pop */
-    int pad_;
-    uint64_t pushed;    /* elements pushed (statistics) */
 };
 
 #if defined(__GNUC__)
@@ -70,8 +72,7 @@ static inline void shmemq_dataq_copy(void *d, const void *s, size_t n)
 static inline struct shmemq_dataq_hot *shmemq_dataq_hot_of(shmem_queue_t queue)
 {
     struct shmemq_dataq_hot *h = (struct shmemq_dataq_hot *)(void *)queue;
-    return SHMEMQ_DQ_LIKELY(h != NULL && h->magic == SHMEMQ_DATAQ_LIVE && h->inline_ok) ? h
-                                                                                       : NULL;
+    return SHMEMQ_DQ_LIKELY(h != NULL && h->magic == SHMEMQ_DATAQ_LIVE) ? h : NULL;
 }
 
 static inline int shmemq_dataq_push_inline(shmem_queue_t queue, const void *src, size_t nelems,
@@ -85,7 +86,6 @@ static inline int shmemq_dataq_push_inline(shmem_queue_t queue, const void *src,
         if (SHMEMQ_DQ_LIKELY(bytes <= h->room - len)) {
             shmemq_dataq_copy(h->out + (size_t)pe * h->room + len, src, bytes);
             h->out_len[pe] = len + bytes;
-            h->pushed += nelems;
             return 0;
         }
     }

@@ -100,6 +100,16 @@ static int dq_mpi_err(const char *routine, const char *call, int rc)
     return SHMEM_QUEUE_ERR_MPI;
 }
 
+/* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
+ * (so the inline push needs no counter). Caller holds the lock. */
+static uint64_t dq_pushed(const struct shmemi_dataq *q)
+{
+    uint64_t b = q->stats.bytes;
+    for (int p = 0; p < q->h.npes; p++)
+        b += q->h.out_len[p];
+    return b / q->h.elem;
+}
+
 /* ---- default room from the cache size ---- */
 static size_t cache_bytes;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
@@ -553,7 +563,6 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     q->h.elem = elem;
     q->h.room = room;
     q->h.room_elems = room / elem;
-    q->h.inline_ok = !q->shared; /* SHARED: every push/pop takes the lock */
     q->h.any_from = 0;
     q->xfer = xfer;
     q->chunk = chunk;
@@ -561,7 +570,9 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     if (live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
                              will not see the queue */
         shmemi_debug(routine, "out of memory for the finalize list");
-    __atomic_store_n(&q->h.magic, SHMEMI_DATAQ_MAGIC, __ATOMIC_RELEASE);
+    /* SHARED queues get the other magic: the inline paths leave them to the library */
+    __atomic_store_n(&q->h.magic, q->shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+                     __ATOMIC_RELEASE);
     *queue = (shmem_queue_t)(void *)q;
     return 0;
 }
@@ -597,7 +608,6 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
     }
     memcpy(q->h.out + (size_t)pe * q->h.room + len, src, bytes);
     q->h.out_len[pe] = len + bytes;
-    q->h.pushed += nelems;
     dq_unlock(q);
     return 0;
 }
@@ -782,7 +792,7 @@ int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
         return SHMEM_QUEUE_ERR_ARG;
     dq_lock(q);
     *stats = q->stats;
-    stats->ops_pushed = q->h.pushed;
+    stats->ops_pushed = dq_pushed(q);
     dq_unlock(q);
     return 0;
 }
@@ -831,7 +841,7 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
                 "sent, %llu flushes, %llu full\n",
                 shmemi.my_pe, (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT),
-                (unsigned long long)q->h.pushed, (unsigned long long)q->stats.bursts,
+                (unsigned long long)dq_pushed(q), (unsigned long long)q->stats.bursts,
                 (unsigned long long)q->stats.bytes, (unsigned long long)q->stats.flushes,
                 (unsigned long long)q->stats.full_returns);
     __atomic_store_n(&q->h.magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
