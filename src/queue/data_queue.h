@@ -39,6 +39,9 @@ enum shmemi_dataq_phase {
     SHMEMI_DATAQ_MOVE    /* rounds mode: one Ialltoallw per round */
 };
 
+/* the inline pop (shmemq/dataq.h) reads h.phase == 0 as "no flush in flight" */
+_Static_assert(SHMEMI_DATAQ_IDLE == 0, "inline pop assumes IDLE is 0");
+
 struct shmemi_dataq {
     /* MUST stay first: its magic is the handle's first uint32 (the comm-queue dispatch
      * reads it), and the inline push/pop of shmemq/dataq.h read these fields. */
