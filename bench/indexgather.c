@@ -85,6 +85,13 @@ static void flush_ok(shmem_queue_t q)
     if (rc && rc != SHMEM_QUEUE_ERR_OVERFLOW) die("shmem_queue_global_flush", rc);
 }
 
+/* k_dataq's flushes never overflow: every PE drains what arrived each round. */
+static void flush_exact(shmem_queue_t q)
+{
+    int rc = shmem_queue_global_flush(q);
+    if (rc) die("shmem_queue_global_flush", rc);
+}
+
 static void data_size(shmem_queue_t q, size_t *in, size_t *out, int pe)
 {
     int rc = shmem_query_data_size(q, in, out, pe);
@@ -139,7 +146,7 @@ static double k_dataq(ig_t *x)
             if (rc) die("shmem_queue_data_push", rc);
             slots[(size_t)p * cap + (tail[p]++ & mask)] = (uint32_t)i;
         }
-        flush_ok(rq);
+        flush_exact(rq);
         /* answer in arrival order: everything from s in one pop, one push */
         for (int s = 0; s < np; s++) {
             size_t in, out;
@@ -152,7 +159,15 @@ static double k_dataq(ig_t *x)
              * requests arrives per round and every PE drains its replies each round */
             if ((rc = shmem_queue_data_push(pq, vals, k, s))) die("reply push", rc);
         }
-        flush_ok(pq);
+        /* Vote now, overlapped with the reply flush: a PE that has sent every request and
+         * answered every one that arrived is done once this reply flush (which never
+         * overflows) has delivered; when all are, the loop ends after this round. */
+        size_t rin, rout;
+        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
+        int mine = i == x->r && rin == 0 && rout == 0, all = 0;
+        MPI_Request vote;
+        MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &vote);
+        flush_exact(pq);
         for (int s = 0; s < np; s++) {
             size_t in, out;
             data_size(pq, &in, &out, s);
@@ -164,10 +179,8 @@ static double k_dataq(ig_t *x)
             for (size_t j = 0; j < k; j++) res[sl[(h + j) & mask]] = vals[j];
             head[s] = h + k;
         }
-        size_t rin, rout, pin, pout;
-        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
-        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
-        if (bench_all_true(i == x->r && rin == 0 && rout == 0 && pout == 0)) break;
+        MPI_Wait(&vote, MPI_STATUS_IGNORE);
+        if (all) break;
     }
     shmem_barrier_all();
     t = bench_now() - t;
