@@ -10,8 +10,6 @@
  *                replies (value) back in the same per-source order, so the requester
  *                finds each slot in its own per-owner FIFO; global-flush rounds until
  *                every PE is done
- *   dataq_1q     one data queue, one flush per round: to each owner first the replies
- *                to what it asked last round, then new requests (order tells them apart)
  *   dataq_commq  requests through a data queue, replies as queued PUTs (comm queue,
  *                SHMEM_OP_PUT) straight into the requester's symmetric result array
  *   commq_get    one queued GET per request (comm queue, SHMEM_OP_GET) into the result
@@ -196,90 +194,6 @@ static double k_dataq(ig_t *x)
     return t;
 }
 
-/* One data queue and one flush per round: what a PE sends to owner s in a round is
- * first the values answering the requests s sent it in the previous round, then its new
- * requests to s. Per-source order makes this unambiguous without tags: the first
- * sent_last[s] elements from s are replies (one per request this PE sent s last round),
- * the rest are requests, answered at the start of the next round. */
-static double k_dataq_1q(ig_t *x)
-{
-    shmem_queue_t q = data_queue(sizeof(uint64_t), x->dqbytes);
-    int np = x->npes;
-    /* slot FIFO per owner, as in k_dataq, but up to two rounds of requests are
-     * unanswered: last round's (replies in this flush) and this round's */
-    size_t cap = 1;
-    while (cap < 2 * (x->dqbytes / sizeof(uint64_t))) cap *= 2;
-    size_t mask = cap - 1;
-    uint32_t *slots = malloc((size_t)np * cap * sizeof(uint32_t));
-    size_t *head = calloc((size_t)np, sizeof(size_t)), *tail = calloc((size_t)np, sizeof(size_t));
-    size_t *expect = calloc((size_t)np, sizeof(size_t)); /* replies due from s this flush */
-    size_t *sent = calloc((size_t)np, sizeof(size_t));   /* requests sent to s this round */
-    size_t roomel = x->dqbytes / sizeof(uint64_t) + 1;
-    uint64_t *buf = malloc(roomel * sizeof(uint64_t));
-    int64_t *vals = malloc(roomel * sizeof(int64_t));
-    const int64_t *table = x->table;
-    int64_t *res = x->result;
-    shmem_barrier_all();
-    double t = bench_now();
-    uint64_t i = 0;
-    int rc;
-    for (;;) {
-        /* answer last round's requests (all still in the queue, per source) first */
-        for (int s = 0; s < np; s++) {
-            size_t in, out;
-            data_size(q, &in, &out, s);
-            size_t k = in / sizeof(uint64_t);
-            if (k == 0) continue;
-            if ((rc = shmem_queue_data_pop(q, buf, k, s))) die("shmem_queue_data_pop", rc);
-            for (size_t j = 0; j < k; j++) vals[j] = table[buf[j]];
-            /* fits: s sent at most a room, and my room to s was emptied by the flush */
-            if ((rc = shmem_queue_data_push(q, vals, k, s))) die("reply push", rc);
-        }
-        size_t nsent = 0;
-        for (int s = 0; s < np; s++) sent[s] = 0;
-        for (; i < x->r; i++) {
-            int p = (int)x->spe[i];
-            rc = shmem_queue_data_push(q, &x->soff[i], 1, p);
-            if (rc == SHMEM_QUEUE_ERR_FULL) break;
-            if (rc) die("shmem_queue_data_push", rc);
-            slots[(size_t)p * cap + (tail[p]++ & mask)] = (uint32_t)i;
-            sent[p]++;
-            nsent++;
-        }
-        /* Done after this flush when no PE has requests left or sent any this round:
-         * then nothing is left to answer and this flush brings the last replies. The
-         * vote overlaps the flush (which never overflows: every PE drains each round). */
-        int mine = i == x->r && nsent == 0, all = 0;
-        MPI_Request vote;
-        MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &vote);
-        flush_exact(q);
-        for (int s = 0; s < np; s++) {
-            size_t k = expect[s];
-            if (k) {
-                if ((rc = shmem_queue_data_pop(q, vals, k, s))) die("reply pop", rc);
-                const uint32_t *sl = slots + (size_t)s * cap;
-                size_t h = head[s];
-                for (size_t j = 0; j < k; j++) res[sl[(h + j) & mask]] = vals[j];
-                head[s] = h + k;
-            }
-            expect[s] = sent[s];
-        }
-        MPI_Wait(&vote, MPI_STATUS_IGNORE);
-        if (all) break;
-    }
-    shmem_barrier_all();
-    t = bench_now() - t;
-    free(slots);
-    free(buf);
-    free(vals);
-    free(head);
-    free(tail);
-    free(expect);
-    free(sent);
-    if ((rc = shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD))) die("data destroy", rc);
-    return t;
-}
-
 /* Termination vote that keeps the comm queue's target side running: a PE still in
  * shmem_queue_local_flush may need this PE to apply its queued PUTs (active-message
  * path), which a plain blocking MPI_Allreduce would not do. */
@@ -420,9 +334,8 @@ static double k_mpi_alltoallv(ig_t *x)
     return t;
 }
 
-enum { V_G, V_DQ, V_DQ1, V_DQCQ, V_CQG, V_A2A, NV };
-static const char *vname[NV] = {"shmem_g",     "dataq",     "dataq_1q",
-                                "dataq_commq", "commq_get", "mpi_alltoallv"};
+enum { V_G, V_DQ, V_DQCQ, V_CQG, V_A2A, NV };
+static const char *vname[NV] = {"shmem_g", "dataq", "dataq_commq", "commq_get", "mpi_alltoallv"};
 
 static void usage(void)
 {
@@ -506,7 +419,6 @@ int main(int argc, char **argv)
             switch (v) {
             case V_G: t = k_shmem_g(&x); break;
             case V_DQ: t = k_dataq(&x); break;
-            case V_DQ1: t = k_dataq_1q(&x); break;
             case V_DQCQ: t = k_dataq_commq(&x); break;
             case V_CQG: t = k_commq_get(&x); break;
             case V_A2A: t = k_mpi_alltoallv(&x); break;
@@ -527,8 +439,8 @@ int main(int argc, char **argv)
     }
     if (x.me == 0) {
         const bench_result_t *a = bench_find("dataq"), *q = NULL;
-        static const char *qv[] = {"dataq", "dataq_1q", "dataq_commq", "commq_get"};
-        for (int k = 0; k < 4; k++) {
+        static const char *qv[] = {"dataq", "dataq_commq", "commq_get"};
+        for (int k = 0; k < 3; k++) {
             const bench_result_t *b = bench_find(qv[k]);
             if (b && b->ok && (!q || b->rate > q->rate)) q = b;
         }
