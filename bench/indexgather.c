@@ -6,10 +6,13 @@
  * random global indices into a local array. Variants:
  *   shmem_g      shmem_int64_g per request (run on the first -g requests: it is slow; its
  *                rate is still per request)
- *   dataq        round trip through two data queues: requests (offset, slot) to the owner,
- *                replies (slot, value) back; global-flush rounds until every PE is done
+ *   dataq        round trip through two data queues: requests (offset) to the owner,
+ *                replies (value) back in the same per-source order, so the requester
+ *                finds each slot in its own per-owner FIFO; global-flush rounds until
+ *                every PE is done
  *   dataq_commq  requests through a data queue, replies as queued PUTs (comm queue,
  *                SHMEM_OP_PUT) straight into the requester's symmetric result array
+ *   commq_get    one queued GET per request (comm queue, SHMEM_OP_GET) into the result
  *   mpi_alltoallv hand-written: MPI_Alltoall counts, MPI_Alltoallv of the offsets, local
  *                lookup, MPI_Alltoallv of the values back, unpermute
  * Each variant runs -r times; the reported time is the BEST run (min over runs of the
@@ -31,7 +34,7 @@ typedef struct {
     uint64_t rg;      /* requests per PE for per-element shmem_g */
     uint64_t tpp;     /* table entries per PE */
     uint64_t qelems;  /* comm queue max_elems (0: library default) */
-    uint64_t dqbytes; /* request data queue max_bytes per peer (replies get twice that) */
+    uint64_t dqbytes; /* data queue max_bytes per peer (requests and replies each) */
     int reps;
     const char *only;
     uint64_t salt;
@@ -40,11 +43,6 @@ typedef struct {
     int64_t *table;   /* symmetric table */
     int64_t *result;  /* symmetric result array (R entries) */
 } ig_t;
-
-typedef struct {
-    uint64_t slot;
-    int64_t val;
-} reply_t;
 
 static void die(const char *what, int rc)
 {
@@ -87,6 +85,13 @@ static void flush_ok(shmem_queue_t q)
     if (rc && rc != SHMEM_QUEUE_ERR_OVERFLOW) die("shmem_queue_global_flush", rc);
 }
 
+/* k_dataq's flushes never overflow: every PE drains what arrived each round. */
+static void flush_exact(shmem_queue_t q)
+{
+    int rc = shmem_queue_global_flush(q);
+    if (rc) die("shmem_queue_global_flush", rc);
+}
+
 static void data_size(shmem_queue_t q, size_t *in, size_t *out, int pe)
 {
     int rc = shmem_query_data_size(q, in, out, pe);
@@ -104,60 +109,86 @@ static void push_requests(ig_t *x, shmem_queue_t rq, uint64_t *i)
     }
 }
 
+/* Round trip through two data queues, the way a queue user would write it: each round
+ * pushes requests (the owner's offset, 8 bytes) until a room is full, one flush, owners
+ * answer every request with its value (8 bytes) in arrival order, one flush, requesters
+ * pop the values. Queues keep per-source order, so a reply needs no slot: the requester
+ * remembers, per owner, the slots of its requests in push order (a FIFO, like the
+ * baseline's permutation). Requests are pushed one by one (the inline fast path);
+ * owners and requesters pop and push what one source sent as one block. */
 static double k_dataq(ig_t *x)
 {
     shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
-    shmem_queue_t pq = data_queue(sizeof(reply_t), 2 * x->dqbytes);
-    const size_t cap = 65536;
-    uint64_t *req = malloc(cap * sizeof(uint64_t));
-    reply_t *rep = malloc(cap * sizeof(reply_t));
+    shmem_queue_t pq = data_queue(sizeof(int64_t), x->dqbytes);
+    int np = x->npes;
+    /* per owner: slots of requests sent and not yet answered, a ring of cap >= room
+     * elements: at most one room is unanswered, since every round answers everything
+     * that arrived and the request flush never overflows (owners drain every round) */
+    size_t cap = 1; /* a power of two: ring index by mask */
+    while (cap < x->dqbytes / sizeof(uint64_t)) cap *= 2;
+    size_t mask = cap - 1;
+    uint32_t *slots = malloc((size_t)np * cap * sizeof(uint32_t));
+    size_t *head = calloc((size_t)np, sizeof(size_t)), *tail = calloc((size_t)np, sizeof(size_t));
+    size_t roomel = x->dqbytes / sizeof(uint64_t) + 1;
+    uint64_t *buf = malloc(roomel * sizeof(uint64_t));
+    int64_t *vals = malloc(roomel * sizeof(int64_t));
+    const int64_t *table = x->table;
     int64_t *res = x->result;
     shmem_barrier_all();
     double t = bench_now();
-    uint64_t i = 0, got = 0;
+    uint64_t i = 0;
+    int rc;
     for (;;) {
-        push_requests(x, rq, &i);
-        flush_ok(rq);
-        for (int s = 0; s < x->npes; s++) {
-            size_t in, out, pin, pout;
+        for (; i < x->r; i++) {
+            int p = (int)x->spe[i];
+            rc = shmem_queue_data_push(rq, &x->soff[i], 1, p);
+            if (rc == SHMEM_QUEUE_ERR_FULL) break;
+            if (rc) die("shmem_queue_data_push", rc);
+            slots[(size_t)p * cap + (tail[p]++ & mask)] = (uint32_t)i;
+        }
+        flush_exact(rq);
+        /* answer in arrival order: everything from s in one pop, one push */
+        for (int s = 0; s < np; s++) {
+            size_t in, out;
             data_size(rq, &in, &out, s);
-            data_size(pq, &pin, &pout, s);
-            /* answer only what the reply room to s can take; the rest waits a round */
-            size_t room = (2 * x->dqbytes - pout) / sizeof(reply_t);
-            size_t left = in / sizeof(uint64_t);
-            if (left > room) left = room;
-            while (left > 0) {
-                size_t k = left < cap ? left : cap;
-                int rc = shmem_queue_data_pop(rq, req, k, s);
-                if (rc) die("shmem_queue_data_pop", rc);
-                for (size_t j = 0; j < k; j++) {
-                    rep[j].slot = req[j] & 0xffffffffu;
-                    rep[j].val = x->table[req[j] >> 32];
-                }
-                if ((rc = shmem_queue_data_push(pq, rep, k, s))) die("reply push", rc);
-                left -= k;
-            }
+            size_t k = in / sizeof(uint64_t);
+            if (k == 0) continue;
+            if ((rc = shmem_queue_data_pop(rq, buf, k, s))) die("shmem_queue_data_pop", rc);
+            for (size_t j = 0; j < k; j++) vals[j] = table[buf[j]];
+            /* never FULL: both rooms hold the same number of elements, at most a room of
+             * requests arrives per round and every PE drains its replies each round */
+            if ((rc = shmem_queue_data_push(pq, vals, k, s))) die("reply push", rc);
         }
-        flush_ok(pq);
-        size_t pin, pout, rin, rout;
-        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
-        for (size_t left = pin / sizeof(reply_t); left > 0;) {
-            size_t k = left < cap ? left : cap;
-            int rc = shmem_queue_data_pop(pq, rep, k, SHMEM_QUEUE_ANY_PE);
-            if (rc) die("shmem_queue_data_pop", rc);
-            for (size_t j = 0; j < k; j++) res[rep[j].slot] = rep[j].val;
-            got += k;
-            left -= k;
-        }
+        /* Vote now, overlapped with the reply flush: a PE that has sent every request and
+         * answered every one that arrived is done once this reply flush (which never
+         * overflows) has delivered; when all are, the loop ends after this round. */
+        size_t rin, rout;
         data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
-        data_size(pq, &pin, &pout, SHMEM_QUEUE_ANY_PE);
-        if (bench_all_true(got == x->r && rin == 0 && rout == 0 && pout == 0)) break;
+        int mine = i == x->r && rin == 0 && rout == 0, all = 0;
+        MPI_Request vote;
+        MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &vote);
+        flush_exact(pq);
+        for (int s = 0; s < np; s++) {
+            size_t in, out;
+            data_size(pq, &in, &out, s);
+            size_t k = in / sizeof(int64_t);
+            if (k == 0) continue;
+            if ((rc = shmem_queue_data_pop(pq, vals, k, s))) die("shmem_queue_data_pop", rc);
+            const uint32_t *sl = slots + (size_t)s * cap;
+            size_t h = head[s];
+            for (size_t j = 0; j < k; j++) res[sl[(h + j) & mask]] = vals[j];
+            head[s] = h + k;
+        }
+        MPI_Wait(&vote, MPI_STATUS_IGNORE);
+        if (all) break;
     }
     shmem_barrier_all();
     t = bench_now() - t;
-    free(req);
-    free(rep);
-    int rc;
+    free(slots);
+    free(buf);
+    free(vals);
+    free(head);
+    free(tail);
     if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
     if ((rc = shmem_queue_data_destroy(&pq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
     return t;
@@ -233,6 +264,38 @@ static double k_dataq_commq(ig_t *x)
     return t;
 }
 
+/* One queued GET per request (comm queue, SHMEM_OP_GET) straight into the result
+ * slot: the queue turns them into a few MPI_Get calls with indexed datatypes. */
+static double k_commq_get(ig_t *x)
+{
+    shmem_queue_config_t c = {0};
+    c.qtype = SHMEM_QUEUE_COMM;
+    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+    c.max_elems = x->qelems;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    c.op_type = SHMEM_OP_GET;
+    c.pe_type = SHMEM_PE_ALL;
+    shmem_queue_t cq;
+    int rc = shmem_queue_comm_create(&cq, &c);
+    if (rc) die("shmem_queue_comm_create", rc);
+    shmem_barrier_all();
+    double t = bench_now();
+    for (uint64_t i = 0; i < x->r; i++) {
+        while ((rc = shmem_int64_queue_comm_push(cq, &x->result[i], &x->table[x->soff[i]], 1,
+                                                 (int)x->spe[i], SHMEM_OP_GET)) ==
+               SHMEM_QUEUE_ERR_FULL) {
+            int p = shmem_queue_progress(cq);
+            if (p < 0) die("shmem_queue_progress", p);
+        }
+        if (rc) die("shmem_int64_queue_comm_push", rc);
+    }
+    if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
+    shmem_barrier_all();
+    t = bench_now() - t;
+    if ((rc = shmem_queue_comm_destroy(cq))) die("comm destroy", rc);
+    return t;
+}
+
 static double k_mpi_alltoallv(ig_t *x)
 {
     int np = x->npes;
@@ -271,8 +334,8 @@ static double k_mpi_alltoallv(ig_t *x)
     return t;
 }
 
-enum { V_G, V_DQ, V_DQCQ, V_A2A, NV };
-static const char *vname[NV] = {"shmem_g", "dataq", "dataq_commq", "mpi_alltoallv"};
+enum { V_G, V_DQ, V_DQCQ, V_CQG, V_A2A, NV };
+static const char *vname[NV] = {"shmem_g", "dataq", "dataq_commq", "commq_get", "mpi_alltoallv"};
 
 static void usage(void)
 {
@@ -290,7 +353,9 @@ int main(int argc, char **argv)
     x.r = 2000000;
     x.rg = 20000;
     x.tpp = 100000;
-    x.dqbytes = 4 << 20; /* requests: 4 MiB per peer (replies: twice that) */
+    /* 256 KiB per peer and queue: the rooms of both queues (2 x 2 x npes x 256 KiB)
+     * stay in the L2 cache at 2 PEs; docs/data_queues.md has the sweep */
+    x.dqbytes = 256 << 10;
     x.reps = 3;
     uint64_t seed = 0x1d6a;
     const char *out = NULL;
@@ -315,7 +380,7 @@ int main(int argc, char **argv)
     if (x.rg > x.r) x.rg = x.r;
     /* slots and offsets are packed into 32 bits each in the request words */
     if (x.tpp == 0 || x.tpp > UINT32_MAX || x.r == 0 || x.r > UINT32_MAX || x.reps < 1 ||
-        x.dqbytes < 2 * sizeof(reply_t)) {
+        x.dqbytes < sizeof(uint64_t)) {
         if (x.me == 0) usage();
         shmem_finalize();
         return 1;
@@ -355,6 +420,7 @@ int main(int argc, char **argv)
             case V_G: t = k_shmem_g(&x); break;
             case V_DQ: t = k_dataq(&x); break;
             case V_DQCQ: t = k_dataq_commq(&x); break;
+            case V_CQG: t = k_commq_get(&x); break;
             case V_A2A: t = k_mpi_alltoallv(&x); break;
             }
             bench_mam_t m = bench_min_avg_max(t);
@@ -372,8 +438,12 @@ int main(int argc, char **argv)
         all_ok &= ok;
     }
     if (x.me == 0) {
-        const bench_result_t *a = bench_find("dataq"), *b = bench_find("dataq_commq");
-        const bench_result_t *q = (a && b) ? (a->rate >= b->rate ? a : b) : (a ? a : b);
+        const bench_result_t *a = bench_find("dataq"), *q = NULL;
+        static const char *qv[] = {"dataq", "dataq_commq", "commq_get"};
+        for (int k = 0; k < 3; k++) {
+            const bench_result_t *b = bench_find(qv[k]);
+            if (b && b->ok && (!q || b->rate > q->rate)) q = b;
+        }
         if (q) {
             char what[96];
             snprintf(what, sizeof what, "best queue (%s) / shmem_g", q->name);

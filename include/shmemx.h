@@ -149,4 +149,7 @@ int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm *comm);
 }
 #endif
 
+/* inline fast paths of data-queue push/pop (shmem_queue_data_push/_pop become macros) */
+#include "shmemq/dataq.h"
+
 #endif /* SHMEMX_H */

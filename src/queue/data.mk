@@ -2,6 +2,7 @@
 libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
 	src/queue/data_queue.c
+shmemqinc_HEADERS += include/shmemq/dataq.h
 
 
 if BUILD_TESTS

@@ -100,6 +100,16 @@ static int dq_mpi_err(const char *routine, const char *call, int rc)
     return SHMEM_QUEUE_ERR_MPI;
 }
 
+/* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
+ * (so the inline push needs no counter). Caller holds the lock. */
+static uint64_t dq_pushed(const struct shmemi_dataq *q)
+{
+    uint64_t b = q->stats.bytes;
+    for (int p = 0; p < q->h.npes; p++)
+        b += q->h.out_len[p];
+    return b / q->h.elem;
+}
+
 /* ---- default room from the cache size ---- */
 static size_t cache_bytes;
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
@@ -143,17 +153,17 @@ static size_t default_room(size_t elem, int npes)
 static int flush_start(struct shmemi_dataq *q, int bg)
 {
     dq_lock(q);
-    for (int p = 0; p < q->npes; p++) {
-        char *base = q->in + (size_t)p * q->room;
-        if (q->in_head[p]) {
-            memmove(base, base + q->in_head[p], q->in_len[p]);
-            q->in_head[p] = 0;
+    for (int p = 0; p < q->h.npes; p++) {
+        char *base = q->h.in + (size_t)p * q->h.room;
+        if (q->h.in_head[p]) {
+            memmove(base, base + q->h.in_head[p], q->h.in_len[p]);
+            q->h.in_head[p] = 0;
         }
-        q->xmine[2 * p] = q->out_len[p];
-        q->xmine[2 * p + 1] = q->room - q->in_len[p];
+        q->xmine[2 * p] = q->h.out_len[p];
+        q->xmine[2 * p + 1] = q->h.room - q->h.in_len[p];
     }
     /* under the lock: a concurrent pop must see the flush in flight (see take()) */
-    q->phase = SHMEMI_DATAQ_COUNTS;
+    q->h.phase = SHMEMI_DATAQ_COUNTS;
     dq_unlock(q);
     q->started++;
     q->bg = bg;
@@ -161,7 +171,7 @@ static int flush_start(struct shmemi_dataq *q, int bg)
     int rc = MPI_Ialltoall(q->xmine, 2, MPI_UINT64_T, q->xpeer, 2, MPI_UINT64_T, q->comm,
                            &q->req[0]);
     if (rc != MPI_SUCCESS) {
-        q->phase = SHMEMI_DATAQ_IDLE;
+        q->h.phase = SHMEMI_DATAQ_IDLE;
         q->nreq = 0;
         return dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoall", rc);
     }
@@ -172,7 +182,7 @@ static int flush_start(struct shmemi_dataq *q, int bg)
  * of its amount, described by an hindexed type so no displacement must fit in int. */
 static int start_round(struct shmemi_dataq *q)
 {
-    int n = q->npes;
+    int n = q->h.npes;
     int *cnt = (int *)q->vbuf;         /* 2n: send counts, recv counts (all 1 or 0) */
     int *dsp = cnt + 2 * n;            /* 2n: zeros */
     MPI_Datatype *ty = (MPI_Datatype *)(void *)(dsp + 2 * n); /* 2n */
@@ -191,14 +201,14 @@ static int start_round(struct shmemi_dataq *q)
                 continue;
             }
             int blen = (int)len;
-            MPI_Aint d = dir == 0 ? (MPI_Aint)((size_t)p * q->room + off)
-                                  : (MPI_Aint)((size_t)p * q->room + q->rdisp[p] + off);
+            MPI_Aint d = dir == 0 ? (MPI_Aint)((size_t)p * q->h.room + off)
+                                  : (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p] + off);
             MPI_Type_create_hindexed(1, &blen, &d, MPI_BYTE, &ty[i]);
             MPI_Type_commit(&ty[i]);
             cnt[i] = 1;
         }
     }
-    int rc = MPI_Ialltoallw(q->out, cnt, dsp, ty, q->in, cnt + n, dsp + n, ty + n, q->comm,
+    int rc = MPI_Ialltoallw(q->h.out, cnt, dsp, ty, q->h.in, cnt + n, dsp + n, ty + n, q->comm,
                             &q->req[0]);
     q->nreq = 1;
     q->stats.bursts++;
@@ -207,7 +217,7 @@ static int start_round(struct shmemi_dataq *q)
 
 static void free_round_types(struct shmemi_dataq *q)
 {
-    int n = q->npes;
+    int n = q->h.npes;
     MPI_Datatype *ty = (MPI_Datatype *)(void *)((int *)q->vbuf + 4 * n);
     for (int i = 0; i < 2 * n; i++)
         if (ty[i] != MPI_BYTE && ty[i] != MPI_DATATYPE_NULL)
@@ -216,17 +226,17 @@ static void free_round_types(struct shmemi_dataq *q)
 
 static int start_payload(struct shmemi_dataq *q)
 {
-    int n = q->npes, rc;
+    int n = q->h.npes, rc;
     q->stats.bursts++;
     if (q->xfer == SHMEMI_DATAQ_XFER_V) {
         int *v = (int *)q->vbuf;
         for (int p = 0; p < n; p++) {
             v[p] = (int)q->send[p];
-            v[n + p] = (int)((size_t)p * q->room);
+            v[n + p] = (int)((size_t)p * q->h.room);
             v[2 * n + p] = (int)q->recv[p];
-            v[3 * n + p] = (int)((size_t)p * q->room + q->rdisp[p]);
+            v[3 * n + p] = (int)((size_t)p * q->h.room + q->rdisp[p]);
         }
-        rc = MPI_Ialltoallv(q->out, v, v + n, MPI_BYTE, q->in, v + 2 * n, v + 3 * n, MPI_BYTE,
+        rc = MPI_Ialltoallv(q->h.out, v, v + n, MPI_BYTE, q->h.in, v + 2 * n, v + 3 * n, MPI_BYTE,
                             q->comm, &q->req[1]);
         return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
     }
@@ -236,10 +246,10 @@ static int start_payload(struct shmemi_dataq *q)
     for (int p = 0; p < n; p++) {
         c[p] = (MPI_Count)q->send[p];
         c[n + p] = (MPI_Count)q->recv[p];
-        d[p] = (MPI_Aint)((size_t)p * q->room);
-        d[n + p] = (MPI_Aint)((size_t)p * q->room + q->rdisp[p]);
+        d[p] = (MPI_Aint)((size_t)p * q->h.room);
+        d[n + p] = (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p]);
     }
-    rc = MPI_Ialltoallv_c(q->out, c, d, MPI_BYTE, q->in, c + n, d + n, MPI_BYTE, q->comm,
+    rc = MPI_Ialltoallv_c(q->h.out, c, d, MPI_BYTE, q->h.in, c + n, d + n, MPI_BYTE, q->comm,
                           &q->req[1]);
     return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
 #else
@@ -252,19 +262,20 @@ static int start_payload(struct shmemi_dataq *q)
 static void flush_finish(struct shmemi_dataq *q)
 {
     dq_lock(q);
-    for (int p = 0; p < q->npes; p++) {
+    for (int p = 0; p < q->h.npes; p++) {
         size_t s = q->send[p];
         if (s) {
-            char *base = q->out + (size_t)p * q->room;
-            memmove(base, base + s, q->out_len[p] - s);
-            q->out_len[p] -= s;
+            char *base = q->h.out + (size_t)p * q->h.room;
+            memmove(base, base + s, q->h.out_len[p] - s);
+            q->h.out_len[p] -= s;
             q->stats.bytes += s;
         }
-        q->in_len[p] += q->recv[p];
+        q->h.in_len[p] += q->recv[p];
     }
+    q->h.any_from = 0; /* sources may have data again */
     q->stats.flushes++;
     q->last_rc = q->agree_out[0] ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
-    q->phase = SHMEMI_DATAQ_IDLE;
+    q->h.phase = SHMEMI_DATAQ_IDLE;
     dq_unlock(q);
 }
 
@@ -272,15 +283,15 @@ static void flush_finish(struct shmemi_dataq *q)
 static int flush_advance(struct shmemi_dataq *q)
 {
     int rc = 0;
-    switch (q->phase) {
+    switch (q->h.phase) {
     case SHMEMI_DATAQ_COUNTS: {
         uint64_t overflow = 0, maxb = 0;
-        for (int p = 0; p < q->npes; p++) {
+        for (int p = 0; p < q->h.npes; p++) {
             uint64_t mine_out = q->xmine[2 * p], mine_free = q->xmine[2 * p + 1];
             uint64_t peer_out = q->xpeer[2 * p], peer_free = q->xpeer[2 * p + 1];
             q->send[p] = (size_t)(mine_out < peer_free ? mine_out : peer_free);
             q->recv[p] = (size_t)(peer_out < mine_free ? peer_out : mine_free);
-            q->rdisp[p] = q->room - (size_t)mine_free; /* incoming was compacted at start */
+            q->rdisp[p] = q->h.room - (size_t)mine_free; /* incoming was compacted at start */
             if (q->send[p] < mine_out || q->recv[p] < peer_out)
                 overflow = 1;
             if (q->send[p] > maxb)
@@ -295,7 +306,7 @@ static int flush_advance(struct shmemi_dataq *q)
         if (rc != MPI_SUCCESS)
             return dq_mpi_err("shmem_queue_global_flush", "MPI_Iallreduce", rc);
         q->nreq = 1;
-        q->phase = SHMEMI_DATAQ_AGREE;
+        q->h.phase = SHMEMI_DATAQ_AGREE;
         if (q->xfer != SHMEMI_DATAQ_XFER_ROUNDS) {
             if ((rc = start_payload(q)) != 0)
                 return rc;
@@ -307,7 +318,7 @@ static int flush_advance(struct shmemi_dataq *q)
         if (q->xfer == SHMEMI_DATAQ_XFER_ROUNDS && q->agree_out[1] > 0) {
             q->nrounds = q->agree_out[1];
             q->round = 0;
-            q->phase = SHMEMI_DATAQ_MOVE;
+            q->h.phase = SHMEMI_DATAQ_MOVE;
             return start_round(q);
         }
         flush_finish(q);
@@ -328,7 +339,7 @@ static int flush_advance(struct shmemi_dataq *q)
  * flight, or an error (the flush is abandoned: the queue is then unusable). */
 static int flush_step(struct shmemi_dataq *q, int block)
 {
-    while (q->phase != SHMEMI_DATAQ_IDLE) {
+    while (q->h.phase != SHMEMI_DATAQ_IDLE) {
         int rc;
         if (block) {
             for (int i = 0; i < q->nreq; i++)
@@ -348,7 +359,7 @@ static int flush_step(struct shmemi_dataq *q, int block)
         }
         q->nreq = 0;
         if ((rc = flush_advance(q)) != 0) {
-            q->phase = SHMEMI_DATAQ_IDLE;
+            q->h.phase = SHMEMI_DATAQ_IDLE;
             return rc;
         }
     }
@@ -454,11 +465,11 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         size_t n = (size_t)npes;
         q = calloc(1, sizeof *q);
         if (q) {
-            q->out = malloc(n * room);
-            q->in = malloc(n * room);
-            q->out_len = calloc(n, sizeof(size_t));
-            q->in_head = calloc(n, sizeof(size_t));
-            q->in_len = calloc(n, sizeof(size_t));
+            q->h.out = malloc(n * room);
+            q->h.in = malloc(n * room);
+            q->h.out_len = calloc(n, sizeof(size_t));
+            q->h.in_head = calloc(n, sizeof(size_t));
+            q->h.in_len = calloc(n, sizeof(size_t));
             q->send = calloc(n, sizeof(size_t));
             q->recv = calloc(n, sizeof(size_t));
             q->rdisp = calloc(n, sizeof(size_t));
@@ -469,7 +480,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
             size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
             q->vbuf = calloc(1, vb > vc ? vb : vc);
         }
-        if (!q || !q->out || !q->in || !q->out_len || !q->in_head || !q->in_len || !q->send ||
+        if (!q || !q->h.out || !q->h.in || !q->h.out_len || !q->h.in_head || !q->h.in_len || !q->send ||
             !q->recv || !q->rdisp || !q->xmine || !q->xpeer || !q->vbuf) {
             shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, room);
             local = SHMEM_QUEUE_ERR_NOMEM;
@@ -516,7 +527,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         if (ctrl != MPI_COMM_NULL)
             MPI_Comm_free(&ctrl);
         if (q) {
-            free(q->out), free(q->in), free(q->out_len), free(q->in_head), free(q->in_len);
+            free(q->h.out), free(q->h.in), free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
             free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
             free(q->vbuf);
             free(q);
@@ -547,51 +558,56 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     q->team = team;
     q->comm = comm;
     q->ctrl = ctrl;
-    q->npes = npes;
+    q->h.npes = npes;
     q->me = team->my_pe;
-    q->elem = elem;
-    q->room = room;
+    q->h.elem = elem;
+    q->h.room = room;
+    q->h.room_elems = room / elem;
+    q->h.any_from = 0;
     q->xfer = xfer;
     q->chunk = chunk;
-    q->phase = SHMEMI_DATAQ_IDLE;
+    q->h.phase = SHMEMI_DATAQ_IDLE;
     if (live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
                              will not see the queue */
         shmemi_debug(routine, "out of memory for the finalize list");
-    __atomic_store_n(&q->magic, SHMEMI_DATAQ_MAGIC, __ATOMIC_RELEASE);
+    /* SHARED queues get the other magic: the inline paths leave them to the library */
+    __atomic_store_n(&q->h.magic, q->shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+                     __ATOMIC_RELEASE);
     *queue = (shmem_queue_t)(void *)q;
     return 0;
 }
 SHMEMI_PROFILE(shmem_queue_data_create)
 
-int shmem_queue_data_push(shmem_queue_t queue, const void *src, size_t nelems, int pe)
+/* The out-of-line push: shmemq/dataq.h inlines the common case and calls this for the
+ * rest (FULL, errors, SHARED queues). Parenthesized: shmem_queue_data_push is a macro. */
+int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems, int pe)
 {
     static const char *routine = "shmem_queue_data_push";
     struct shmemi_dataq *q;
     int rc = dq_get(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
-    if (SHMEMI_UNLIKELY(pe < 0 || pe >= q->npes)) {
-        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+    if (SHMEMI_UNLIKELY(pe < 0 || pe >= q->h.npes)) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->h.npes);
         return SHMEM_QUEUE_ERR_ARG;
     }
     if (SHMEMI_UNLIKELY(nelems == 0))
         return 0;
     /* More than the whole room can never fit: refusing with FULL would loop forever. */
-    if (SHMEMI_UNLIKELY(src == NULL || nelems > q->room / q->elem)) {
+    if (SHMEMI_UNLIKELY(src == NULL || nelems > q->h.room_elems)) {
         shmemi_debug(routine, src ? "%zu elements exceed max_bytes" : "src is NULL", nelems);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t bytes = nelems * q->elem;
+    size_t bytes = nelems * q->h.elem;
     dq_lock(q);
-    size_t len = q->out_len[pe];
-    if (SHMEMI_UNLIKELY(bytes > q->room - len)) {
+    size_t len = q->h.out_len[pe];
+    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) {
         q->stats.full_returns++;
         dq_unlock(q);
         return SHMEM_QUEUE_ERR_FULL;
     }
-    memcpy(q->out + (size_t)pe * q->room + len, src, bytes);
-    q->out_len[pe] = len + bytes;
-    q->stats.ops_pushed += nelems;
+    memcpy(q->h.out + (size_t)pe * q->h.room + len, src, bytes);
+    q->h.out_len[pe] = len + bytes;
     dq_unlock(q);
     return 0;
 }
@@ -600,51 +616,53 @@ SHMEMI_PROFILE(shmem_queue_data_push)
 /* Take bytes from source p (caller holds the lock and checked availability). */
 static inline void take(struct shmemi_dataq *q, int p, char *dest, size_t bytes)
 {
-    memcpy(dest, q->in + (size_t)p * q->room + q->in_head[p], bytes);
-    q->in_len[p] -= bytes;
+    memcpy(dest, q->h.in + (size_t)p * q->h.room + q->h.in_head[p], bytes);
+    q->h.in_len[p] -= bytes;
     /* Reset to the front when empty, unless an exchange is landing behind the data. */
-    if (q->in_len[p] == 0 && q->phase == SHMEMI_DATAQ_IDLE)
-        q->in_head[p] = 0;
+    if (q->h.in_len[p] == 0 && q->h.phase == SHMEMI_DATAQ_IDLE)
+        q->h.in_head[p] = 0;
     else
-        q->in_head[p] += bytes;
+        q->h.in_head[p] += bytes;
 }
 
-int shmem_queue_data_pop(shmem_queue_t queue, void *dest, size_t nelems, int pe)
+/* The out-of-line pop (the inline one in shmemq/dataq.h calls it for what it does not
+ * handle: a pop spanning sources, errors, SHARED queues). */
+int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int pe)
 {
     static const char *routine = "shmem_queue_data_pop";
     struct shmemi_dataq *q;
     int rc = dq_get(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
-    if (SHMEMI_UNLIKELY(pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->npes))) {
-        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+    if (SHMEMI_UNLIKELY(pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes))) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->h.npes);
         return SHMEM_QUEUE_ERR_ARG;
     }
     if (SHMEMI_UNLIKELY(nelems == 0))
         return 0;
-    if (SHMEMI_UNLIKELY(dest == NULL || nelems > SIZE_MAX / q->elem)) {
+    size_t bytes;
+    if (SHMEMI_UNLIKELY(dest == NULL || __builtin_mul_overflow(nelems, q->h.elem, &bytes))) {
         shmemi_debug(routine, dest ? "%zu elements overflow size_t" : "dest is NULL", nelems);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t bytes = nelems * q->elem;
     dq_lock(q);
     if (pe != SHMEM_QUEUE_ANY_PE) {
-        if (q->in_len[pe] < bytes) {
+        if (q->h.in_len[pe] < bytes) {
             dq_unlock(q);
             return SHMEM_QUEUE_ERR_EMPTY;
         }
         take(q, pe, (char *)dest, bytes);
     } else {
         size_t total = 0;
-        for (int p = 0; p < q->npes && total < bytes; p++)
-            total += q->in_len[p];
+        for (int p = 0; p < q->h.npes && total < bytes; p++)
+            total += q->h.in_len[p];
         if (total < bytes) {
             dq_unlock(q);
             return SHMEM_QUEUE_ERR_EMPTY;
         }
         char *d = (char *)dest;
-        for (int p = 0; p < q->npes && bytes; p++) {
-            size_t b = q->in_len[p] < bytes ? q->in_len[p] : bytes;
+        for (int p = 0; p < q->h.npes && bytes; p++) {
+            size_t b = q->h.in_len[p] < bytes ? q->h.in_len[p] : bytes;
             if (b) {
                 take(q, p, d, b);
                 d += b;
@@ -669,7 +687,7 @@ int shmem_queue_global_flush(shmem_queue_t queue)
      * once, so the agreement overlaps it; a PE with a background flush in flight asks
      * for one more. PEs whose background flushes lag catch up (dataq_sync). */
     uint64_t want = q->started + 1;
-    if (q->phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 0)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 0)) != 0)
         return rc;
     if ((rc = dataq_sync(q, want, routine)) != 0)
         return rc;
@@ -690,7 +708,7 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
     }
     /* Idle: start a background flush. In flight: test it, never start another in the
      * same call. The call that sees it complete returns its status. */
-    if (q->phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 1)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 1)) != 0)
         return rc;
     rc = flush_step(q, 0);
     if (rc < 0)
@@ -710,16 +728,16 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
         shmemi_debug(routine, "incoming or outgoing is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    if (pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->npes)) {
-        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->npes);
+    if (pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes)) {
+        shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->h.npes);
         return SHMEM_QUEUE_ERR_ARG;
     }
     size_t in = 0, out = 0;
     dq_lock(q);
     for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
-         p < (pe == SHMEM_QUEUE_ANY_PE ? q->npes : pe + 1); p++) {
-        in += q->in_len[p];
-        out += q->out_len[p];
+         p < (pe == SHMEM_QUEUE_ANY_PE ? q->h.npes : pe + 1); p++) {
+        in += q->h.in_len[p];
+        out += q->h.out_len[p];
     }
     dq_unlock(q);
     *incoming = in;
@@ -741,12 +759,12 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
     }
     size_t out = 0;
     dq_lock(q);
-    for (int p = 0; p < q->npes; p++)
-        out += q->out_len[p];
+    for (int p = 0; p < q->h.npes; p++)
+        out += q->h.out_len[p];
     dq_unlock(q);
     attr->queue_id = q->queue_id;
-    attr->outstanding_elems = out / q->elem; /* pushed, not yet moved by a flush */
-    attr->available_elems = ((size_t)q->npes * q->room - out) / q->elem;
+    attr->outstanding_elems = out / q->h.elem; /* pushed, not yet moved by a flush */
+    attr->available_elems = ((size_t)q->h.npes * q->h.room - out) / q->h.elem;
     return 0;
 }
 
@@ -774,6 +792,7 @@ int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
         return SHMEM_QUEUE_ERR_ARG;
     dq_lock(q);
     *stats = q->stats;
+    stats->ops_pushed = dq_pushed(q);
     dq_unlock(q);
     return 0;
 }
@@ -815,21 +834,21 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_
     /* Complete any background flush on every PE, so no collective is left pending. */
     int src = dataq_sync(q, q->started, routine);
     size_t left = 0;
-    for (int p = 0; p < q->npes; p++)
-        left += q->out_len[p] + q->in_len[p];
+    for (int p = 0; p < q->h.npes; p++)
+        left += q->h.out_len[p] + q->h.in_len[p];
     if (shmemi_env_bool("SHMEMQ_STATS", 0))
         fprintf(stderr,
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
                 "sent, %llu flushes, %llu full\n",
                 shmemi.my_pe, (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT),
-                (unsigned long long)q->stats.ops_pushed, (unsigned long long)q->stats.bursts,
+                (unsigned long long)dq_pushed(q), (unsigned long long)q->stats.bursts,
                 (unsigned long long)q->stats.bytes, (unsigned long long)q->stats.flushes,
                 (unsigned long long)q->stats.full_returns);
-    __atomic_store_n(&q->magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
+    __atomic_store_n(&q->h.magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    free(q->out), free(q->in), free(q->out_len), free(q->in_head), free(q->in_len);
+    free(q->h.out), free(q->h.in), free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
     free(q->vbuf);
     live_remove(q);

@@ -2,10 +2,11 @@
  * data_queue.h: data queues (collective over a team, exchanged with MPI_Alltoallv).
  *
  * The handle (shmem_queue_t) of a data queue points at a struct shmemi_dataq whose
- * first member is a uint32_t magic: SHMEMI_DATAQ_MAGIC while the queue is live. The
+ * first member is a uint32_t magic: SHMEMQ_DATAQ_LIVE or SHMEMQ_DATAQ_LIVE_SHARED while
+ * the queue is live (include/shmemq/dataq.h). The
  * comm-queue code owns struct shmem_queue_s and the public shmem_query_attr /
  * shmem_query_size; it dispatches to shmemi_dataq_query_attr/_size when the first
- * uint32 of the handle is SHMEMI_DATAQ_MAGIC.
+ * uint32 of the handle says so (shmemi_is_dataq).
  *
  * Layout (docs/data_queues.md): per peer `room` bytes of outgoing and `room` bytes of
  * incoming space, each kind one contiguous peer-major array, so one MPI_Alltoallv
@@ -17,7 +18,6 @@
 #include "shmemi.h"
 #include <pthread.h>
 
-#define SHMEMI_DATAQ_MAGIC 0x44415451u /* 'DATQ': a live data queue */
 #define SHMEMI_DATAQ_DEAD 0x64656164u  /* 'dead': destroyed (until the memory is reused) */
 
 /* Data-queue ids have the top bit set so they never equal a comm-queue id. */
@@ -39,27 +39,23 @@ enum shmemi_dataq_phase {
     SHMEMI_DATAQ_MOVE    /* rounds mode: one Ialltoallw per round */
 };
 
+/* the inline pop (shmemq/dataq.h) reads h.phase == 0 as "no flush in flight" */
+_Static_assert(SHMEMI_DATAQ_IDLE == 0, "inline pop assumes IDLE is 0");
+
 struct shmemi_dataq {
-    uint32_t magic; /* MUST stay first: the comm-queue dispatch reads it */
+    /* MUST stay first: its magic is the handle's first uint32 (the comm-queue dispatch
+     * reads it), and the inline push/pop of shmemq/dataq.h read these fields. */
+    struct shmemq_dataq_hot h;
     uint32_t shared; /* SHMEM_QUEUE_SHARED: lock around every access */
     uint64_t queue_id;
     struct shmemq_team *team; /* the team given at create (progress/destroy check it) */
     MPI_Comm comm;            /* dup of team->comm: every flush collective */
     MPI_Comm ctrl;            /* another dup: catch-up agreement (see dataq_sync) */
-    int npes, me;
-    size_t elem; /* bytes per element */
-    size_t room; /* bytes per peer, outgoing and incoming; a multiple of elem */
+    int me;
     int xfer;    /* enum shmemi_dataq_xfer resolved at create */
     size_t chunk; /* rounds mode: most bytes one pair moves in one round */
 
-    char *out;       /* npes * room: out + p*room holds out_len[p] bytes for PE p */
-    char *in;        /* npes * room: from source p: in + p*room + in_head[p], in_len[p] bytes */
-    size_t *out_len;
-    size_t *in_head;
-    size_t *in_len;
-
-    /* the flush in flight (background or blocking) */
-    int phase;
+    /* the flush in flight (background or blocking); h.phase says which step */
     int bg;                  /* started by shmem_queue_data_progress */
     uint64_t started;        /* flushes started on comm (catch-up agreement) */
     uint64_t *xmine;         /* 2*npes: per peer {outgoing bytes, free incoming bytes} */
@@ -80,15 +76,18 @@ struct shmemi_dataq {
 };
 
 /* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
- * handle is known to start with SHMEMI_DATAQ_MAGIC; attr/size are checked here. */
+ * handle is known to be a live data queue (shmemi_is_dataq); attr/size are checked here. */
 int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
 int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size);
 int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
-/* 1 if the handle's first uint32 says "live data queue". */
+/* 1 if the handle's first uint32 says "live data queue" (EXCLUSIVE or SHARED). */
 static inline int shmemi_is_dataq(shmem_queue_t queue)
 {
-    return queue != NULL && *(const uint32_t *)(const void *)queue == SHMEMI_DATAQ_MAGIC;
+    if (queue == NULL)
+        return 0;
+    uint32_t m = *(const uint32_t *)(const void *)queue;
+    return m == SHMEMQ_DATAQ_LIVE || m == SHMEMQ_DATAQ_LIVE_SHARED;
 }
 
 #endif /* SHMEMI_DATA_QUEUE_H */
