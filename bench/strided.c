@@ -56,6 +56,7 @@ typedef struct {
     int reps[NVAR];   /* reps timed */
     int kops;         /* operations per rep */
     int dropped;      /* rounds thrown away as disturbed (see time_cell) */
+    double elapsed;   /* seconds spent timing the cell */
     int disturbed;    /* too few undisturbed rounds: all rounds counted */
     int choice;       /* the table's method; 0 when the call is contiguous */
     int winner;       /* fastest forced method */
@@ -165,11 +166,11 @@ static void time_cell(cell_t *c, int dir, size_t blk, ptrdiff_t stride, size_t n
     int kops = (int)(rep_target / best + 0.5);
     c->kops = kops < 1 ? 1 : kops > 64 ? 64 : kops;
     c->dropped = 0;
-    double t_start = MPI_Wtime();
+    double t_start = MPI_Wtime(), t_budget = t_start;
     int kept = 0, dropped_methods = 0;
     for (int round = 0; kept < max_rounds && nall[AUTO] < MAXROUNDS; round++) {
-        double el = MPI_Wtime() - t_start;
-        if ((kept >= min_rounds && el > budget) || el > CELL_CAP)
+        double now = MPI_Wtime();
+        if ((kept >= min_rounds && now - t_budget > budget) || now - t_start > CELL_CAP)
             break;
         double t[NVAR];
         int clean = ref_op() <= REF_LIMIT;
@@ -201,11 +202,14 @@ static void time_cell(cell_t *c, int dir, size_t blk, ptrdiff_t stride, size_t n
                 double mn = s[v][0];
                 for (int k = 1; k < c->reps[v]; k++)
                     mn = s[v][k] < mn ? s[v][k] : mn;
-                if (mn > 3.0 * bmed)
+                if (mn > 3.0 * bmed) {
                     active[v] = 0;
+                    t_budget = MPI_Wtime(); /* the budget is for the contenders */
+                }
             }
         }
     }
+    c->elapsed = MPI_Wtime() - t_start;
     c->disturbed = kept < 3;
     for (int v = 0; v < NVAR; v++) {
         double *x = c->disturbed ? all[v] : s[v];
@@ -228,11 +232,12 @@ static void print_cell(const cell_t *c, const char *prefix, int dir, size_t blk,
                        size_t n)
 {
     printf("%s%s bsize %6zu B stride %3dx nblocks %5zu: vector %9.2f us  blocks %9.2f us  "
-           "pack %9.2f us  auto(%s) %9.2f us  winner %s  (%d reps x %d ops, %d rounds "
-           "dropped%s)\n", prefix, dir ? "get" : "put", blk, ratio, n, c->t[VECTOR] * 1e6,
+           "pack %9.2f us  auto(%s) %9.2f us  winner %s  (%d reps x %d ops, %.1f ms, %d "
+           "rounds dropped%s)\n", prefix, dir ? "get" : "put", blk, ratio, n, c->t[VECTOR] * 1e6,
            c->t[BLOCKS] * 1e6, c->t[PACK] * 1e6,
            c->choice ? shmemi_strided_method_name(c->choice) : "contig", c->t[AUTO] * 1e6,
-           shmemi_strided_method_name(c->winner), c->reps[AUTO], c->kops, c->dropped,
+           shmemi_strided_method_name(c->winner), c->reps[AUTO], c->kops, c->elapsed * 1e3,
+           c->dropped,
            c->disturbed ? ", DISTURBED" : "");
     fflush(stdout);
 }
