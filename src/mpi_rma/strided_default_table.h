@@ -6,7 +6,7 @@
  * and commands), pasted unchanged: per bench cell (block size class x stride class x
  * block-count range), the method that was within 3% of the best in the most passes. */
 
-/* MPICH 4.0.2 (ch4:ucx), 5 passes:
+/* MPICH 4.0.2 (ch4:ucx), 5 passes (a later 8-pass run wrote the same table):
  *  - target-side datatypes cost a fixed ~40-70 us per call (active messages through the
  *    target's progress engine), so a handful of blocks, or blocks >= 2 KiB, go fastest
  *    as one contiguous MPI call per block;
@@ -41,15 +41,17 @@ static const char default_rules_mpich[] =
     "get 2049-8192  1-*    1-*        blocks\n"
     "get 8193-*     1-*    1-*        blocks\n";
 
-/* Open MPI 4.1.4 (osc rdma/sm), 3 passes: datatypes on both sides are cheap, one call
+/* Open MPI 4.1.4 (osc rdma/sm), 8 passes: datatypes on both sides are cheap, one call
  * with hvectors wins nearly everywhere; contiguous calls per block win for a few blocks
- * of 513..2048 B and for puts of blocks above 8 KiB; packing wins gets of thousands of
- * 32-byte blocks at strides above 16x. */
+ * of 513..2048 B and for puts of blocks above 8 KiB; packing ties with vector for 32-byte
+ * blocks at large strides (spans of 2-4 MiB: memory-bound) and wins there in most passes. */
 static const char default_rules_ompi[] =
     "*  *  *  *  vector\n"
     "put 1-8        1-*    1-2048     vector\n"
     "put 1-8        1-*    2049-*     vector\n"
-    "put 9-32       1-*    1-512      vector\n"
+    "put 9-32       1-16   1-512      vector\n"
+    "put 9-32       17-32  1-512      pack\n"
+    "put 9-32       33-*   1-512      vector\n"
     "put 9-32       1-*    513-*      vector\n"
     "put 33-128     1-*    1-128      vector\n"
     "put 33-128     1-*    129-*      vector\n"
@@ -62,8 +64,8 @@ static const char default_rules_ompi[] =
     "get 1-8        1-*    1-2048     vector\n"
     "get 1-8        1-*    2049-*     vector\n"
     "get 9-32       1-*    1-512      vector\n"
-    "get 9-32       1-16   513-*      vector\n"
-    "get 9-32       17-*   513-*      pack\n"
+    "get 9-32       1-32   513-*      vector\n"
+    "get 9-32       33-*   513-*      pack\n"
     "get 33-128     1-*    1-128      vector\n"
     "get 33-128     1-*    129-*      vector\n"
     "get 129-512    1-*    1-32       vector\n"
@@ -71,4 +73,6 @@ static const char default_rules_ompi[] =
     "get 513-2048   1-*    1-8        blocks\n"
     "get 513-2048   1-*    9-*        vector\n"
     "get 2049-8192  1-*    1-*        vector\n"
-    "get 8193-*     1-*    1-*        vector\n";
+    "get 8193-*     1-16   1-*        vector\n"
+    "get 8193-*     17-32  1-*        blocks\n"
+    "get 8193-*     33-*   1-*        vector\n";
