@@ -43,8 +43,9 @@ static const char default_rules_mpich[] =
 
 /* Open MPI 4.1.4 (osc rdma/sm), 8 passes: datatypes on both sides are cheap, one call
  * with hvectors wins nearly everywhere; contiguous calls per block win for a few blocks
- * of 513..2048 B and for puts of blocks above 8 KiB; packing ties with vector for 32-byte
- * blocks at large strides (spans of 2-4 MiB: memory-bound) and wins there in most passes. */
+ * of 513..2048 B and for puts of blocks above 8 KiB; for 32-byte blocks at strides of
+ * 32x-64x packing and vector are within a few % (memory-bound spans of up to 4 MiB) and
+ * the cells went to whichever was within 3% of the best in more passes. */
 static const char default_rules_ompi[] =
     "*  *  *  *  vector\n"
     "put 1-8        1-*    1-2048     vector\n"
