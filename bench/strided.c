@@ -18,7 +18,9 @@
  * Output: one line per cell with the unit, a CSV block (or -c file), the winners grid,
  * the check, the cost of a table lookup. -p P runs the whole grid P times (independent
  * passes, each checked); -w FILE writes a rule table for SHMEMQ_STRIDED_TABLE choosing,
- * per cell, the method that was within 3% of the best in the most passes.
+ * per cell, the method that was within 3% of the best in the most passes, plus an
+ * alternative where another method won the passes in which that one fell behind (the
+ * library then picks between the two at run time).
  *
  *   mpiexec -n 2 bench/strided [-v volume[,volume..]] [-p passes] [-n min rounds]
  *       [-N max rounds] [-b budget ms per cell] [-t rep us] [-w table] [-c csv] [-q]
@@ -342,6 +344,33 @@ static int robust_winner(int dir, int vi, size_t b, size_t r)
     return best;
 }
 
+/* The alternative for a cell whose winner changes with the machine's state: the method
+ * that was fastest most often in the undisturbed passes where the chosen method was more
+ * than 5% behind the best, if it was never more than 1.6x the best (the library runs it
+ * on one call in 16 to keep watching it). 0: none. */
+static int robust_alt(int dir, int vi, size_t b, size_t r, int primary)
+{
+    int votes[NVAR] = {0}, clean = 0;
+    double worst[NVAR] = {0};
+    for (int p = 0; p < npasses; p++)
+        clean += !cells[p][dir][vi][b][r].disturbed;
+    for (int p = 0; p < npasses; p++) {
+        const cell_t *c = &cells[p][dir][vi][b][r];
+        if (clean && c->disturbed)
+            continue;
+        for (int m = VECTOR; m <= PACK; m++)
+            if (c->t[m] / c->t[c->winner] > worst[m])
+                worst[m] = c->t[m] / c->t[c->winner];
+        if (c->t[primary] > 1.05 * c->t[c->winner])
+            votes[c->winner]++;
+    }
+    int alt = 0;
+    for (int m = VECTOR; m <= PACK; m++)
+        if (m != primary && votes[m] > (alt ? votes[alt] : 0) && worst[m] <= 1.6)
+            alt = m;
+    return alt;
+}
+
 /* Rule table: one rule per (direction, block-size cell, block-count range), ratios with
  * the same method merged. Block-size cell b covers (bsizes[b-1], bsizes[b]] (the last one
  * everything above), ratio cell r covers (ratios[r-1], ratios[r]] (2x also covers 1x,
@@ -390,17 +419,20 @@ static void write_table(const char *path, const char *vols)
                 else
                     snprintf(bs, sizeof bs, "%zu-%zu", lo, bsizes[b]);
                 for (size_t r = 1; r < NR;) {
-                    int m = robust_winner(dir, vi, b, r);
+                    int m = robust_winner(dir, vi, b, r), a = robust_alt(dir, vi, b, r, m);
                     size_t r2 = r;
-                    while (r2 + 1 < NR && robust_winner(dir, vi, b, r2 + 1) == m)
+                    while (r2 + 1 < NR && robust_winner(dir, vi, b, r2 + 1) == m &&
+                           robust_alt(dir, vi, b, r2 + 1, m) == a)
                         r2++;
                     int rlo = r > 1 ? ratios[r - 1] + 1 : 1;
                     if (r2 + 1 == NR)
                         snprintf(rr, sizeof rr, "%d-*", rlo);
                     else
                         snprintf(rr, sizeof rr, "%d-%d", rlo, ratios[r2]);
-                    fprintf(f, "%-3s %-10s %-6s %-10s %s\n", dir ? "get" : "put", bs, rr, nr,
-                            shmemi_strided_method_name(m));
+                    char mm[32];
+                    snprintf(mm, sizeof mm, "%s%s%s", shmemi_strided_method_name(m), a ? "/" : "",
+                             a ? shmemi_strided_method_name(a) : "");
+                    fprintf(f, "%-3s %-10s %-6s %-10s %s\n", dir ? "get" : "put", bs, rr, nr, mm);
                     r = r2 + 1;
                 }
             }

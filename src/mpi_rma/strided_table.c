@@ -183,10 +183,18 @@ static int apply_rules(table_t t, const char *text, const char *what)
             err = "bad RATIO range";
         if (!err && parse_range(tok[3], &count))
             err = "bad NBLOCKS range";
-        if (!err) {
+        if (!err) { /* METHOD or METHOD/ALTERNATIVE */
+            char *slash = strchr(tok[4], '/');
+            int alt = 0;
+            if (slash) {
+                *slash = '\0';
+                alt = shmemi_strided_method_by_name(slash + 1);
+            }
             method = shmemi_strided_method_by_name(tok[4]);
-            if (method <= SHMEMI_STRIDED_AUTO)
-                err = "METHOD must be vector, blocks or pack";
+            if (method <= SHMEMI_STRIDED_AUTO || (slash && alt <= SHMEMI_STRIDED_AUTO))
+                err = "METHOD must be vector, blocks or pack, or two of them as A/B";
+            else if (alt != method)
+                method |= alt << 2;
         }
         if (err) {
             fprintf(stderr, "[shmemq] %s:%d: %s; strided table ignored, defaults kept\n", what,
@@ -288,15 +296,25 @@ int shmemi_strided_get_method(void)
     return forced_method;
 }
 
-int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride,
-                          ptrdiff_t src_stride, size_t nblks)
+int shmemi_strided_choose2(int is_get, size_t blksize, ptrdiff_t dst_stride,
+                           ptrdiff_t src_stride, size_t nblks, int *alt)
 {
     ensure_table();
+    *alt = 0;
     if (blksize == 0)
         return SHMEMI_STRIDED_VECTOR;
     size_t ds = absz(dst_stride), ss = absz(src_stride);
     size_t s = ds > ss ? ds : ss;
     uint64_t ratio = s / blksize + (s % blksize != 0);
-    return table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][class_of(ratio, RATIO_CLASSES)]
-                [class_of(nblks, COUNT_CLASSES)];
+    int e = table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][class_of(ratio, RATIO_CLASSES)]
+                 [class_of(nblks, COUNT_CLASSES)];
+    *alt = e >> 2;
+    return e & 3;
+}
+
+int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride,
+                          ptrdiff_t src_stride, size_t nblks)
+{
+    int alt;
+    return shmemi_strided_choose2(is_get, blksize, dst_stride, src_stride, nblks, &alt);
 }
