@@ -23,7 +23,8 @@
  * library then picks between the two at run time).
  *
  *   mpiexec -n 2 bench/strided [-v volume[,volume..]] [-p passes] [-n min rounds]
- *       [-N max rounds] [-b budget ms per cell] [-t rep us] [-w table] [-c csv] [-q]
+ *       [-N max rounds] [-b budget ms per cell] [-t rep us] [-w table] [-c csv]
+ *       [-a earlier csv].. [-D raw reps] [-q]
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -48,7 +49,8 @@ static const int ratios[] = {1, 2, 4, 8, 16, 32, 64};
 #define NB (sizeof bsizes / sizeof bsizes[0])
 #define NR (sizeof ratios / sizeof ratios[0])
 #define MAXV 4
-#define MAXP 8
+#define MAXP 8   /* passes measured in one run */
+#define MAXALL 32 /* plus passes read back from earlier runs' CSVs (-a) */
 #define MAXROUNDS 256
 #define TIE 1.03 /* for the table: a method within 3% of the best counts as a winner */
 
@@ -64,9 +66,9 @@ typedef struct {
     int winner;       /* fastest forced method */
 } cell_t;
 
-static cell_t cells[MAXP][2][MAXV][NB][NR];
+static cell_t cells[MAXALL][2][MAXV][NB][NR];
 static size_t volumes[MAXV];
-static int nvol, npasses = 1;
+static int nvol, npasses = 1, nall; /* nall: measured + read back, for the table */
 
 static size_t nblocks_of(size_t volume, size_t blk)
 {
@@ -244,6 +246,51 @@ static void print_cell(const cell_t *c, const char *prefix, int dir, size_t blk,
     fflush(stdout);
 }
 
+/* -a FILE: the passes of an earlier run's CSV (-c output, same volumes) join this run's
+ * for the table's decisions (not for this run's check): a table can then rest on runs
+ * made at different times, i.e. in different states of a shared machine. */
+static int read_passes(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        return -1;
+    }
+    char line[512], dir[8];
+    int base = nall, top = nall, pass, ratio, disturbed, dropped;
+    size_t bsize, n;
+    double t[NVAR];
+    while (fgets(line, sizeof line, f)) {
+        if (sscanf(line, "%d,%3[a-z],%zu,%d,%zu,%lf,%lf,%lf,%lf,%*[^,],%*[^,],%*f,%*d,%*d,%*f,"
+                         "%*f,%*f,%*f,%d,%d", &pass, dir, &bsize, &ratio, &n, &t[VECTOR],
+                   &t[BLOCKS], &t[PACK], &t[AUTO], &dropped, &disturbed) != 11)
+            continue; /* header */
+        int p = base + pass - 1, vi, b, r;
+        if (pass < 1 || p >= MAXALL)
+            continue;
+        for (b = 0; b < (int)NB && bsizes[b] != bsize; b++)
+            ;
+        for (r = 0; r < (int)NR && ratios[r] != ratio; r++)
+            ;
+        for (vi = 0; vi < nvol && nblocks_of(volumes[vi], bsize) != n; vi++)
+            ;
+        if (b == (int)NB || r == (int)NR || vi == nvol)
+            continue;
+        cell_t *c = &cells[p][strcmp(dir, "get") == 0][vi][b][r];
+        for (int v = 0; v < NVAR; v++)
+            c->t[v] = t[v] * 1e-6;
+        c->disturbed = disturbed;
+        c->dropped = dropped;
+        c->winner = winner_of(c);
+        if (p + 1 > top)
+            top = p + 1;
+    }
+    fclose(f);
+    printf("# %d passes read from %s for the table\n", top - base, path);
+    nall = top;
+    return 0;
+}
+
 static size_t parse_size(const char *s)
 {
     char *e;
@@ -322,12 +369,12 @@ static int robust_winner(int dir, int vi, size_t b, size_t r)
 {
     int best = VECTOR, best_wins = -1, clean = 0;
     double best_score = 1e30;
-    for (int p = 0; p < npasses; p++)
+    for (int p = 0; p < nall; p++)
         clean += !cells[p][dir][vi][b][r].disturbed;
     for (int m = VECTOR; m <= PACK; m++) {
         int wins = 0;
         double score = 0;
-        for (int p = 0; p < npasses; p++) {
+        for (int p = 0; p < nall; p++) {
             const cell_t *c = &cells[p][dir][vi][b][r];
             if (clean && c->disturbed) /* disturbed passes vote only if all are */
                 continue;
@@ -345,16 +392,17 @@ static int robust_winner(int dir, int vi, size_t b, size_t r)
 }
 
 /* The alternative for a cell whose winner changes with the machine's state: the method
- * that was fastest most often in the undisturbed passes where the chosen method was more
- * than 5% behind the best, if it was never more than 1.6x the best (the library runs it
- * on one call in 16 to keep watching it). 0: none. */
+ * that was fastest most often (twice at least) in the undisturbed passes where the chosen
+ * method was more
+ * than 5% behind the best, if it was never more than 2x the best (the library runs it
+ * on one call in 32 to keep watching it: at most ~3% on average). 0: none. */
 static int robust_alt(int dir, int vi, size_t b, size_t r, int primary)
 {
     int votes[NVAR] = {0}, clean = 0;
     double worst[NVAR] = {0};
-    for (int p = 0; p < npasses; p++)
+    for (int p = 0; p < nall; p++)
         clean += !cells[p][dir][vi][b][r].disturbed;
-    for (int p = 0; p < npasses; p++) {
+    for (int p = 0; p < nall; p++) {
         const cell_t *c = &cells[p][dir][vi][b][r];
         if (clean && c->disturbed)
             continue;
@@ -366,7 +414,7 @@ static int robust_alt(int dir, int vi, size_t b, size_t r, int primary)
     }
     int alt = 0;
     for (int m = VECTOR; m <= PACK; m++)
-        if (m != primary && votes[m] > (alt ? votes[alt] : 0) && worst[m] <= 1.6)
+        if (m != primary && votes[m] >= 2 && votes[m] > (alt ? votes[alt] : 0) && worst[m] <= 2.0)
             alt = m;
     return alt;
 }
@@ -386,7 +434,7 @@ static void write_table(const char *path, const char *vols)
     }
     fprintf(f, "# shmemq strided method table, written by bench/strided (%d passes)\n"
                "# volumes %s bytes per operation; DIR BSIZE RATIO NBLOCKS METHOD\n"
-               "*  *  *  *  vector\n", npasses, vols);
+               "*  *  *  *  vector\n", nall, vols);
     for (int dir = 0; dir < 2; dir++)
         for (size_t b = 0; b < NB; b++)
             for (int vi = 0; vi < nvol; vi++) {
@@ -478,7 +526,9 @@ int main(int argc, char **argv)
     int quick = 0;
     const char *table_out = NULL, *csv_out = NULL, *raw_out = NULL;
     int opt;
-    while ((opt = getopt(argc, argv, "v:p:n:N:b:t:w:c:D:q")) != -1) {
+    const char *earlier[MAXALL];
+    int nearlier = 0;
+    while ((opt = getopt(argc, argv, "v:p:n:N:b:t:w:c:D:a:q")) != -1) {
         switch (opt) {
         case 'v': vols = optarg; break;
         case 'p': npasses = atoi(optarg); break;
@@ -489,11 +539,15 @@ int main(int argc, char **argv)
         case 'w': table_out = optarg; break;
         case 'c': csv_out = optarg; break;
         case 'D': raw_out = optarg; break;
+        case 'a':
+            if (nearlier < MAXALL)
+                earlier[nearlier++] = optarg;
+            break;
         case 'q': quick = 1; break;
         default:
             fprintf(stderr, "usage: %s [-v volume[,volume..]] [-p passes] [-n min rounds] "
                             "[-N max rounds] [-b budget ms] [-t rep us] [-w table] [-c csv] "
-                            "[-D raw reps csv] [-q]\n", argv[0]);
+                            "[-D raw reps csv] [-a earlier csv].. [-q]\n", argv[0]);
             return 2;
         }
     }
@@ -667,8 +721,12 @@ int main(int argc, char **argv)
         printf("verification: %s (%d failures)\n", failures ? "FAILED" : "all variants correct",
                failures);
         printf("elapsed %.1f s\n", MPI_Wtime() - t_start);
-        if (table_out)
+        if (table_out) {
+            nall = npasses;
+            for (int i = 0; i < nearlier; i++)
+                (void)read_passes(earlier[i]);
             write_table(table_out, vols);
+        }
     }
     shmem_barrier_all();
     shmem_free(ref_remote);

@@ -560,6 +560,27 @@ TEST(Table, ChoiceAndFileLoading)
     EXPECT_EQ(alt, PACK);
     EXPECT_EQ(shmemi_strided_choose2(1, 8, 8 * 8, 8, 100, &alt), VECTOR);
     EXPECT_EQ(alt, 0);
+    // stride classes (ratio rounded up, then powers of two) for odd block sizes too
+    f = fopen(path, "w");
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "* * * * vector\nput * 3-4 * pack\nput * 65-* * blocks\n");
+    fclose(f);
+    ASSERT_EQ(shmemi_strided_load_table(path), 0);
+    for (size_t blk : {1, 3, 8, 24, 1000, 4096}) {
+        const ptrdiff_t b = (ptrdiff_t)blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 2 * b, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 2 * b + 1, b, 10), PACK) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, b, -4 * b, 10), PACK) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 4 * b + 1, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 64 * b, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 64 * b + 1, b, 10), BLOCKS) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 1000 * b, b, 10), BLOCKS) << blk;
+    }
+    f = fopen(path, "w"); // the first file again, for the checks below
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "*  *  * * vector\nput 1-64 2-8 100-* blocks\nget 4K-* * * pack\n");
+    fclose(f);
+    ASSERT_EQ(shmemi_strided_load_table(path), 0);
     EXPECT_EQ(shmemi_strided_choose(0, 32, 128, 32, 1000), BLOCKS);
     EXPECT_EQ(shmemi_strided_choose(0, 32, 128, 32, 10), VECTOR);
     EXPECT_EQ(shmemi_strided_choose(0, 32, 32 * 64, 32, 1000), VECTOR);
@@ -615,7 +636,7 @@ TEST(Table, AlternativeMethodsMoveTheRightData)
     shmem_barrier_all();
     const size_t shapes[][3] = {{8, 24, 40}, {24, 40, 20}, {4, 12, 60}}; // blk, stride, n
     for (const auto &sh : shapes)
-        for (int it = 0; it < 40; it++) { // > 2 exploration periods of 16 calls
+        for (int it = 0; it < 70; it++) { // > 2 exploration periods of 32 calls
             size_t blk = sh[0], st = sh[1], n = sh[2];
             unsigned char tag = (unsigned char)it;
             for (size_t i = 0; i < buf; i++)

@@ -252,7 +252,7 @@ static void do_pack(const xfer_t *x)
  * One sample moves the estimate by a quarter, at most doubling it (one preempted call
  * must not condemn a method). 64 shapes, direct-mapped; a new shape evicts. */
 #define AD_SLOTS 64
-#define AD_EXPLORE 16
+#define AD_EXPLORE 32
 typedef struct {
     size_t blk, n;
     ptrdiff_t ds, ss;

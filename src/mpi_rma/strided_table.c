@@ -276,9 +276,19 @@ static void table_init(void)
     }
 }
 
+static int table_ready; /* set (release) once table_init has run: the hot path skips
+                          * pthread_once, a call into libc */
+
+static void table_init_once(void)
+{
+    table_init();
+    __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
+}
+
 static inline void ensure_table(void)
 {
-    pthread_once(&table_once, table_init);
+    if (__builtin_expect(!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE), 0))
+        pthread_once(&table_once, table_init_once);
 }
 
 int shmemi_strided_set_method(int method)
@@ -305,8 +315,19 @@ int shmemi_strided_choose2(int is_get, size_t blksize, ptrdiff_t dst_stride,
         return SHMEMI_STRIDED_VECTOR;
     size_t ds = absz(dst_stride), ss = absz(src_stride);
     size_t s = ds > ss ? ds : ss;
-    uint64_t ratio = s / blksize + (s % blksize != 0);
-    int e = table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][class_of(ratio, RATIO_CLASSES)]
+    /* stride class: the smallest c with blksize * 2^c >= s, i.e. 2^c >= ceil(s / blksize),
+     * by shifts (a 64-bit division costs as much as the rest of the lookup) */
+    int rc;
+    if (blksize > (SIZE_MAX >> RATIO_CLASSES)) {
+        uint64_t ratio = s / blksize + (s % blksize != 0);
+        rc = class_of(ratio, RATIO_CLASSES);
+    } else {
+        rc = class_of(s, 64) - (63 - __builtin_clzll(blksize)) - 1;
+        rc = rc < 0 ? 0 : rc > RATIO_CLASSES - 1 ? RATIO_CLASSES - 1 : rc;
+        while (rc < RATIO_CLASSES - 1 && (blksize << rc) < s)
+            rc++;
+    }
+    int e = table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][rc]
                  [class_of(nblks, COUNT_CLASSES)];
     *alt = e >> 2;
     return e & 3;
