@@ -385,7 +385,24 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
             rma_bytes(&x, x.local, x.disp, n * blk);
             method = -1;
         } else {
-            method = shmemi_strided_choose2(is_get, blk, ds, ss, n, &alt);
+            /* the last strided shape this thread sent, and its table entry: repeated
+             * shapes (the common case) skip the lookup */
+            static _Thread_local struct {
+                size_t blk, n;
+                ptrdiff_t ds, ss;
+                int is_get, method, alt;
+                unsigned gen;
+            } memo;
+            unsigned gen = shmemi_strided_table_gen();
+            if (memo.gen == gen && memo.blk == blk && memo.n == n && memo.ds == ds &&
+                memo.ss == ss && memo.is_get == is_get) {
+                method = memo.method;
+                alt = memo.alt;
+            } else {
+                method = shmemi_strided_choose2(is_get, blk, ds, ss, n, &alt);
+                memo.blk = blk, memo.n = n, memo.ds = ds, memo.ss = ss, memo.is_get = is_get;
+                memo.method = method, memo.alt = alt, memo.gen = gen;
+            }
             if (alt) {
                 m0 = method;
                 k = ad_pick(is_get, blk, ds, ss, n, m0, alt);

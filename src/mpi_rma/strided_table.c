@@ -19,6 +19,12 @@ typedef unsigned char table_t[2][BS_CLASSES][RATIO_CLASSES][COUNT_CLASSES];
 static table_t table;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static int forced_method; /* SHMEMI_STRIDED_AUTO unless a test or the env forces one */
+static unsigned table_gen = 1; /* bumped when a file replaces the table (callers' memos) */
+
+unsigned shmemi_strided_table_gen(void)
+{
+    return __atomic_load_n(&table_gen, __ATOMIC_ACQUIRE);
+}
 
 #include "strided_default_table.h"
 
@@ -254,8 +260,10 @@ int shmemi_strided_load_table(const char *path)
     set_defaults(scratch);
     int rc = apply_rules(scratch, text, path);
     free(text);
-    if (rc == 0)
+    if (rc == 0) {
         memcpy(table, scratch, sizeof table);
+        __atomic_add_fetch(&table_gen, 1, __ATOMIC_RELEASE);
+    }
     return rc;
 }
 
