@@ -18,13 +18,13 @@
  * Output: one line per cell with the unit, a CSV block (or -c file), the winners grid,
  * the check, the cost of a table lookup. -p P runs the whole grid P times (independent
  * passes, each checked); -w FILE writes a rule table for SHMEMQ_STRIDED_TABLE choosing,
- * per cell, the method that was within 3% of the best in the most passes, plus an
- * alternative where another method won the passes in which that one fell behind (the
- * library then picks between the two at run time).
+ * per cell, the method that was within 3% of the best in the most passes; with -A also
+ * an alternative where another method won the passes in which that one fell behind (the
+ * library then picks between the two at run time; experimental, see docs/strided.md).
  *
  *   mpiexec -n 2 bench/strided [-v volume[,volume..]] [-p passes] [-n min rounds]
  *       [-N max rounds] [-b budget ms per cell] [-t rep us] [-w table] [-c csv]
- *       [-a earlier csv].. [-D raw reps] [-q]
+ *       [-a earlier csv].. [-A] [-D raw reps] [-q]
  */
 #include <shmem.h>
 #include <shmemx.h>
@@ -68,7 +68,7 @@ typedef struct {
 
 static cell_t cells[MAXALL][2][MAXV][NB][NR];
 static size_t volumes[MAXV];
-static int nvol, npasses = 1, nall; /* nall: measured + read back, for the table */
+static int nvol, npasses = 1, nall, write_alts; /* nall: measured + read back, for the table */
 
 static size_t nblocks_of(size_t volume, size_t blk)
 {
@@ -398,6 +398,8 @@ static int robust_winner(int dir, int vi, size_t b, size_t r)
  * on one call in 32 to keep watching it: at most ~3% on average). 0: none. */
 static int robust_alt(int dir, int vi, size_t b, size_t r, int primary)
 {
+    if (!write_alts)
+        return 0;
     int votes[NVAR] = {0}, clean = 0;
     double worst[NVAR] = {0};
     for (int p = 0; p < nall; p++)
@@ -528,7 +530,7 @@ int main(int argc, char **argv)
     int opt;
     const char *earlier[MAXALL];
     int nearlier = 0;
-    while ((opt = getopt(argc, argv, "v:p:n:N:b:t:w:c:D:a:q")) != -1) {
+    while ((opt = getopt(argc, argv, "v:p:n:N:b:t:w:c:D:a:Aq")) != -1) {
         switch (opt) {
         case 'v': vols = optarg; break;
         case 'p': npasses = atoi(optarg); break;
@@ -539,6 +541,7 @@ int main(int argc, char **argv)
         case 'w': table_out = optarg; break;
         case 'c': csv_out = optarg; break;
         case 'D': raw_out = optarg; break;
+        case 'A': write_alts = 1; break;
         case 'a':
             if (nearlier < MAXALL)
                 earlier[nearlier++] = optarg;
@@ -547,7 +550,7 @@ int main(int argc, char **argv)
         default:
             fprintf(stderr, "usage: %s [-v volume[,volume..]] [-p passes] [-n min rounds] "
                             "[-N max rounds] [-b budget ms] [-t rep us] [-w table] [-c csv] "
-                            "[-D raw reps csv] [-a earlier csv].. [-q]\n", argv[0]);
+                            "[-D raw reps csv] [-a earlier csv].. [-A] [-q]\n", argv[0]);
             return 2;
         }
     }
