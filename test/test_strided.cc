@@ -16,6 +16,8 @@ int shmemi_strided_set_method(int method);
 int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride, ptrdiff_t src_stride,
                           size_t nblks);
 int shmemi_strided_load_table(const char *path);
+int shmemi_strided_choose2(int is_get, size_t blksize, ptrdiff_t dst_stride, ptrdiff_t src_stride,
+                           size_t nblks, int *alt);
 void strided_generic_put(double *dest, const double *src, long *ldest, const long *lsrc, int pe);
 void strided_generic_get(double *dest, const double *src, long *ldest, const long *lsrc, int pe);
 }
@@ -549,7 +551,34 @@ TEST(Table, ChoiceAndFileLoading)
              shmem_my_pe());
     FILE *f = fopen(path, "w");
     ASSERT_NE(f, nullptr);
-    fprintf(f, "# test table\n*  *  * * vector\nput 1-64 2-8 100-* blocks\nget 4K-* * * pack\n");
+    fprintf(f, "# test table\n*  *  * * vector\nput 1-64 2-8 100-* blocks\nget 4K-* * * pack\n"
+               "get 1-16 64-* * blocks/pack\n");
+    fclose(f);
+    ASSERT_EQ(shmemi_strided_load_table(path), 0);
+    int alt = -1;
+    EXPECT_EQ(shmemi_strided_choose2(1, 8, 8 * 64, 8, 100, &alt), BLOCKS);
+    EXPECT_EQ(alt, PACK);
+    EXPECT_EQ(shmemi_strided_choose2(1, 8, 8 * 8, 8, 100, &alt), VECTOR);
+    EXPECT_EQ(alt, 0);
+    // stride classes (ratio rounded up, then powers of two) for odd block sizes too
+    f = fopen(path, "w");
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "* * * * vector\nput * 3-4 * pack\nput * 65-* * blocks\n");
+    fclose(f);
+    ASSERT_EQ(shmemi_strided_load_table(path), 0);
+    for (size_t blk : {1, 3, 8, 24, 1000, 4096}) {
+        const ptrdiff_t b = (ptrdiff_t)blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 2 * b, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 2 * b + 1, b, 10), PACK) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, b, -4 * b, 10), PACK) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 4 * b + 1, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 64 * b, b, 10), VECTOR) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 64 * b + 1, b, 10), BLOCKS) << blk;
+        EXPECT_EQ(shmemi_strided_choose(0, blk, 1000 * b, b, 10), BLOCKS) << blk;
+    }
+    f = fopen(path, "w"); // the first file again, for the checks below
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "*  *  * * vector\nput 1-64 2-8 100-* blocks\nget 4K-* * * pack\n");
     fclose(f);
     ASSERT_EQ(shmemi_strided_load_table(path), 0);
     EXPECT_EQ(shmemi_strided_choose(0, 32, 128, 32, 1000), BLOCKS);
@@ -564,12 +593,75 @@ TEST(Table, ChoiceAndFileLoading)
     fclose(f);
     testing::internal::CaptureStderr();
     EXPECT_NE(shmemi_strided_load_table(path), 0);
+    std::string err1 = testing::internal::GetCapturedStderr();
+    EXPECT_NE(err1.find(":2:"), std::string::npos) << err1;
+    f = fopen(path, "w");
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "* * * * pack\nput 1-64 * * blocks/fast\n");
+    fclose(f);
+    testing::internal::CaptureStderr();
+    EXPECT_NE(shmemi_strided_load_table(path), 0);
     EXPECT_NE(shmemi_strided_load_table("/nonexistent/table"), 0);
     std::string err = testing::internal::GetCapturedStderr();
     EXPECT_NE(err.find(":2:"), std::string::npos) << err;
     EXPECT_EQ(shmemi_strided_choose(0, 32, 128, 32, 1000), BLOCKS);
     unlink(path);
     // back to the built-in defaults: an empty rule file
+    f = fopen(path, "w");
+    ASSERT_NE(f, nullptr);
+    fclose(f);
+    EXPECT_EQ(shmemi_strided_load_table(path), 0);
+    unlink(path);
+}
+
+// Cells with an alternative ("A/B"): the engine switches between the two at run time;
+// every call must still move exactly the right bytes, whichever method it used.
+TEST(Table, AlternativeMethodsMoveTheRightData)
+{
+    const int me = shmem_my_pe(), right = right_neighbor(), left = left_neighbor();
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/shmemq_strided_alt_%d_%d", (int)getpid(), me);
+    FILE *f = fopen(path, "w");
+    ASSERT_NE(f, nullptr);
+    fprintf(f, "put * * * pack/blocks\nget * * * vector/pack\nget 1-8 * * blocks/vector\n");
+    fclose(f);
+    ASSERT_EQ(shmemi_strided_load_table(path), 0);
+    unlink(path);
+    const size_t buf = 2048;
+    std::vector<unsigned char> src(buf), local(buf);
+    for (size_t i = 0; i < buf; i++)
+        src[i] = (unsigned char)(me * 13 + i * 5 + 3);
+    Sym s(2 * buf);
+    memcpy(s.p + buf, src.data(), buf);
+    shmem_barrier_all();
+    const size_t shapes[][3] = {{8, 24, 40}, {24, 40, 20}, {4, 12, 60}}; // blk, stride, n
+    for (const auto &sh : shapes)
+        for (int it = 0; it < 70; it++) { // > 2 exploration periods of 32 calls
+            size_t blk = sh[0], st = sh[1], n = sh[2];
+            unsigned char tag = (unsigned char)it;
+            for (size_t i = 0; i < buf; i++)
+                local[i] = (unsigned char)(src[i] + tag);
+            memset(s.p, 0xEE, buf);
+            shmem_barrier_all();
+            shmemx_iputmem(s.p, local.data(), (ptrdiff_t)st, (ptrdiff_t)st, blk, n, right);
+            shmem_barrier_all();
+            for (size_t k = 0; k < n; k++)
+                for (size_t i = 0; i < st && k * st + i < buf; i++) {
+                    size_t at = k * st + i;
+                    unsigned char want = i < blk ? (unsigned char)((unsigned char)(left * 13 + at * 5 + 3) + tag)
+                                                 : 0xEE;
+                    ASSERT_EQ(s.p[at], want) << "put blk " << blk << " iteration " << it;
+                }
+            memset(local.data(), 0, buf);
+            shmemx_igetmem(local.data(), s.p + buf, (ptrdiff_t)st, (ptrdiff_t)st, blk, n, right);
+            for (size_t k = 0; k < n; k++)
+                for (size_t i = 0; i < st && k * st + i < buf; i++) {
+                    size_t at = k * st + i;
+                    unsigned char want = i < blk ? (unsigned char)(right * 13 + at * 5 + 3) : 0;
+                    ASSERT_EQ(local[at], want) << "get blk " << blk << " iteration " << it;
+                }
+        }
+    // back to the built-in defaults
     f = fopen(path, "w");
     ASSERT_NE(f, nullptr);
     fclose(f);

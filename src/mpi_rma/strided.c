@@ -243,6 +243,83 @@ static void do_pack(const xfer_t *x)
     }
 }
 
+/* ---- run-time choice between a cell's two candidate methods ----
+ * For shapes whose table cell names an alternative (rule "A/B"), the engine times each
+ * call (issue to completion) and keeps, per exact shape, a smoothed time for each of the
+ * two methods: the first four calls alternate A, B, A, B (a method's first call may
+ * create its datatypes), then the faster one runs and every AD_EXPLORE-th call runs the
+ * other, so a change of regime (e.g. the target process sharing its core) is noticed.
+ * One sample moves the estimate by a quarter, at most doubling it (one preempted call
+ * must not condemn a method). 64 shapes, direct-mapped; a new shape evicts. */
+#define AD_SLOTS 64
+#define AD_EXPLORE 32
+typedef struct {
+    size_t blk, n;
+    ptrdiff_t ds, ss;
+    int is_get;
+    unsigned char m[2];
+    unsigned char nsamples[2];
+    double t[2];
+    unsigned calls;
+} ad_entry_t;
+
+static ad_entry_t ad[AD_SLOTS];
+static pthread_mutex_t ad_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static inline int ad_match(const ad_entry_t *e, int is_get, size_t blk, ptrdiff_t ds,
+                           ptrdiff_t ss, size_t n, int m0, int m1)
+{
+    return e->calls && e->is_get == is_get && e->blk == blk && e->ds == ds && e->ss == ss &&
+           e->n == n && e->m[0] == m0 && e->m[1] == m1;
+}
+
+static inline unsigned ad_slot(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n)
+{
+    uint64_t h = (uint64_t)blk * 0x9E3779B97F4A7C15ull ^ (uint64_t)ds * 0xC2B2AE3D27D4EB4Full ^
+                 (uint64_t)ss * 0x27D4EB2F165667C5ull ^ (uint64_t)n * 0x165667B19E3779F9ull ^
+                 (uint64_t)is_get;
+    return (unsigned)((h >> 32) % AD_SLOTS);
+}
+
+/* Which of m0 (the table's method) and m1 (its alternative) this call uses: 0 or 1. */
+static int ad_pick(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0, int m1)
+{
+    ad_entry_t *e = &ad[ad_slot(is_get, blk, ds, ss, n)];
+    pthread_mutex_lock(&ad_lock);
+    if (!ad_match(e, is_get, blk, ds, ss, n, m0, m1))
+        *e = (ad_entry_t){blk, n, ds, ss, is_get, {(unsigned char)m0, (unsigned char)m1},
+                          {0, 0}, {0, 0}, 0};
+    unsigned c = e->calls++;
+    int k;
+    if (e->nsamples[0] < 2 || e->nsamples[1] < 2)
+        k = e->nsamples[0] > e->nsamples[1];
+    else {
+        k = e->t[1] < e->t[0];
+        if (c % AD_EXPLORE == 0)
+            k = !k;
+    }
+    pthread_mutex_unlock(&ad_lock);
+    return k;
+}
+
+static void ad_record(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0,
+                      int m1, int k, double dt)
+{
+    ad_entry_t *e = &ad[ad_slot(is_get, blk, ds, ss, n)];
+    pthread_mutex_lock(&ad_lock);
+    if (ad_match(e, is_get, blk, ds, ss, n, m0, m1)) {
+        if (e->nsamples[k] == 0)
+            e->t[k] = dt;
+        else if (e->nsamples[k] == 1)
+            e->t[k] = dt < e->t[k] ? dt : e->t[k];
+        else
+            e->t[k] = 0.75 * e->t[k] + 0.25 * (dt < 2 * e->t[k] ? dt : 2 * e->t[k]);
+        if (e->nsamples[k] < 2)
+            e->nsamples[k]++;
+    }
+    pthread_mutex_unlock(&ad_lock);
+}
+
 /* |v| * m + add without overflow; -1 when it does not fit. */
 static inline int span_of(ptrdiff_t stride, size_t n, size_t blk, size_t *out)
 {
@@ -301,12 +378,38 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
     xfer_t x = {routine, is_get, t.rank, t.win, is_get ? dest : (char *)src, is_get ? ds : ss,
                 t.disp + (MPI_Aint)(remote - lo), rs, blk, n};
     int method = shmemi_strided_get_method();
+    int alt = 0, k = 0, m0 = 0;
+    double t0 = 0;
     if (method == SHMEMI_STRIDED_AUTO) {
         if (n == 1 || (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk)) { /* contiguous */
             rma_bytes(&x, x.local, x.disp, n * blk);
             method = -1;
         } else {
-            method = shmemi_strided_choose(is_get, blk, ds, ss, n);
+            /* the last strided shape this thread sent, and its table entry: repeated
+             * shapes (the common case) skip the lookup */
+            static _Thread_local struct {
+                size_t blk, n;
+                ptrdiff_t ds, ss;
+                int is_get, method, alt;
+                unsigned gen;
+            } memo;
+            unsigned gen = shmemi_strided_table_gen();
+            if (memo.gen == gen && memo.blk == blk && memo.n == n && memo.ds == ds &&
+                memo.ss == ss && memo.is_get == is_get) {
+                method = memo.method;
+                alt = memo.alt;
+            } else {
+                method = shmemi_strided_choose2(is_get, blk, ds, ss, n, &alt);
+                memo.blk = blk, memo.n = n, memo.ds = ds, memo.ss = ss, memo.is_get = is_get;
+                memo.method = method, memo.alt = alt, memo.gen = gen;
+            }
+            if (alt) {
+                m0 = method;
+                k = ad_pick(is_get, blk, ds, ss, n, m0, alt);
+                if (k)
+                    method = alt;
+                t0 = MPI_Wtime();
+            }
         }
     }
     switch (method) {
@@ -319,6 +422,8 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
     else
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
+    if (alt)
+        ad_record(is_get, blk, ds, ss, n, m0, alt, k, MPI_Wtime() - t0);
 }
 
 void shmemi_strided_put(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,

@@ -27,6 +27,13 @@ void shmemi_strided_get(const char *routine, shmem_ctx_t ctx, void *dest, const 
 /* The method the table picks for a strided (non-contiguous) transfer. */
 int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride,
                           ptrdiff_t src_stride, size_t nblks);
+/* The same, and in *alt the rule's alternative method (0: none). A cell with an
+ * alternative ("pack/blocks" in a rule) is one where the faster of the two changes with
+ * the machine's state; the engine times both now and then and uses the faster. */
+int shmemi_strided_choose2(int is_get, size_t blksize, ptrdiff_t dst_stride,
+                           ptrdiff_t src_stride, size_t nblks, int *alt);
+/* Changes whenever the table is replaced (shmemi_strided_load_table). */
+unsigned shmemi_strided_table_gen(void);
 /* Replace the table by the defaults plus the rules of a file; on any error print why
  * and keep the table as it was. 0 on success. */
 int shmemi_strided_load_table(const char *path);

@@ -19,6 +19,12 @@ typedef unsigned char table_t[2][BS_CLASSES][RATIO_CLASSES][COUNT_CLASSES];
 static table_t table;
 static pthread_once_t table_once = PTHREAD_ONCE_INIT;
 static int forced_method; /* SHMEMI_STRIDED_AUTO unless a test or the env forces one */
+static unsigned table_gen = 1; /* bumped when a file replaces the table (callers' memos) */
+
+unsigned shmemi_strided_table_gen(void)
+{
+    return __atomic_load_n(&table_gen, __ATOMIC_ACQUIRE);
+}
 
 #include "strided_default_table.h"
 
@@ -183,10 +189,18 @@ static int apply_rules(table_t t, const char *text, const char *what)
             err = "bad RATIO range";
         if (!err && parse_range(tok[3], &count))
             err = "bad NBLOCKS range";
-        if (!err) {
+        if (!err) { /* METHOD or METHOD/ALTERNATIVE */
+            char *slash = strchr(tok[4], '/');
+            int alt = 0;
+            if (slash) {
+                *slash = '\0';
+                alt = shmemi_strided_method_by_name(slash + 1);
+            }
             method = shmemi_strided_method_by_name(tok[4]);
-            if (method <= SHMEMI_STRIDED_AUTO)
-                err = "METHOD must be vector, blocks or pack";
+            if (method <= SHMEMI_STRIDED_AUTO || (slash && alt <= SHMEMI_STRIDED_AUTO))
+                err = "METHOD must be vector, blocks or pack, or two of them as A/B";
+            else if (alt != method)
+                method |= alt << 2;
         }
         if (err) {
             fprintf(stderr, "[shmemq] %s:%d: %s; strided table ignored, defaults kept\n", what,
@@ -246,8 +260,10 @@ int shmemi_strided_load_table(const char *path)
     set_defaults(scratch);
     int rc = apply_rules(scratch, text, path);
     free(text);
-    if (rc == 0)
+    if (rc == 0) {
         memcpy(table, scratch, sizeof table);
+        __atomic_add_fetch(&table_gen, 1, __ATOMIC_RELEASE);
+    }
     return rc;
 }
 
@@ -268,9 +284,19 @@ static void table_init(void)
     }
 }
 
+static int table_ready; /* set (release) once table_init has run: the hot path skips
+                          * pthread_once, a call into libc */
+
+static void table_init_once(void)
+{
+    table_init();
+    __atomic_store_n(&table_ready, 1, __ATOMIC_RELEASE);
+}
+
 static inline void ensure_table(void)
 {
-    pthread_once(&table_once, table_init);
+    if (__builtin_expect(!__atomic_load_n(&table_ready, __ATOMIC_ACQUIRE), 0))
+        pthread_once(&table_once, table_init_once);
 }
 
 int shmemi_strided_set_method(int method)
@@ -288,15 +314,36 @@ int shmemi_strided_get_method(void)
     return forced_method;
 }
 
-int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride,
-                          ptrdiff_t src_stride, size_t nblks)
+int shmemi_strided_choose2(int is_get, size_t blksize, ptrdiff_t dst_stride,
+                           ptrdiff_t src_stride, size_t nblks, int *alt)
 {
     ensure_table();
+    *alt = 0;
     if (blksize == 0)
         return SHMEMI_STRIDED_VECTOR;
     size_t ds = absz(dst_stride), ss = absz(src_stride);
     size_t s = ds > ss ? ds : ss;
-    uint64_t ratio = s / blksize + (s % blksize != 0);
-    return table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][class_of(ratio, RATIO_CLASSES)]
-                [class_of(nblks, COUNT_CLASSES)];
+    /* stride class: the smallest c with blksize * 2^c >= s, i.e. 2^c >= ceil(s / blksize),
+     * by shifts (a 64-bit division costs as much as the rest of the lookup) */
+    int rc;
+    if (blksize > (SIZE_MAX >> RATIO_CLASSES)) {
+        uint64_t ratio = s / blksize + (s % blksize != 0);
+        rc = class_of(ratio, RATIO_CLASSES);
+    } else {
+        rc = class_of(s, 64) - (63 - __builtin_clzll(blksize)) - 1;
+        rc = rc < 0 ? 0 : rc > RATIO_CLASSES - 1 ? RATIO_CLASSES - 1 : rc;
+        while (rc < RATIO_CLASSES - 1 && (blksize << rc) < s)
+            rc++;
+    }
+    int e = table[is_get ? 1 : 0][class_of(blksize, BS_CLASSES)][rc]
+                 [class_of(nblks, COUNT_CLASSES)];
+    *alt = e >> 2;
+    return e & 3;
+}
+
+int shmemi_strided_choose(int is_get, size_t blksize, ptrdiff_t dst_stride,
+                          ptrdiff_t src_stride, size_t nblks)
+{
+    int alt;
+    return shmemi_strided_choose2(is_get, blksize, dst_stride, src_stride, nblks, &alt);
 }
