@@ -106,9 +106,12 @@ SHMEMQ_LEGACY_ARITH_TYPES(SHMEMQ_DECL_TO_ALL_ARITH)
 
 /* ---- C11 generic selections on the type of dest ---- */
 #ifdef SHMEMQ_HAVE_GENERIC
+/* The signed fixed-width types are bitwise reduction types too (1.5 table 10); they
+ * alias signed char, short, int and long, none of which is listed otherwise. */
 #define SHMEMQ_GENERIC_REDUCE_BITWISE_TYPES(X) \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) \
-    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
 #define SHMEMQ_GENERIC_REDUCE_MINMAX_TYPES(X) \
     X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
     X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort) \
