@@ -203,6 +203,22 @@ int generic_amo_errors(void)
     shmem_barrier_all();
     CHECK(*bits == 0x7401);
 
+    /* int32_t and int64_t are bitwise AMO types too (they alias int and long) */
+    int32_t *s32 = shmem_malloc(sizeof(int32_t));
+    int64_t *s64 = shmem_malloc(sizeof(int64_t));
+    *s32 = 0x0F;
+    *s64 = 0x0F;
+    shmem_barrier_all();
+    CHECK(shmem_atomic_fetch_or(s32, (int32_t)0x30, right) == 0x0F);
+    shmem_atomic_xor(s64, (int64_t)0x3, right);
+    shmem_atomic_and(SHMEM_CTX_DEFAULT, s32, (int32_t)0x3C, right);
+    shmem_quiet();
+    shmem_barrier_all();
+    CHECK(*s32 == 0x3C && *s64 == 0x0C);
+    shmem_barrier_all();
+    shmem_free(s64);
+    shmem_free(s32);
+
     shmem_barrier_all();
     shmem_free(bits);
     shmem_free(ic);
