@@ -219,6 +219,42 @@ int generic_amo_errors(void)
     shmem_free(s64);
     shmem_free(s32);
 
+    /* the deprecated 1.3 generic names, on a 1.3 type and on a newer one */
+    size_t *sz = shmem_malloc(sizeof(size_t));
+    *sz = 0;
+    shmem_barrier_all();
+    shmem_add(sz, (size_t)2, 0);
+    shmem_barrier_all();
+    CHECK(shmem_finc(sz, 0) >= (size_t)2 * n);
+    shmem_barrier_all();
+    shmem_free(sz);
+    long long *ll = shmem_malloc(sizeof(long long));
+    double *dd = shmem_malloc(sizeof(double));
+    *ll = 0;
+    *dd = 0;
+    shmem_barrier_all();
+    shmem_add(ll, 2LL, 0);
+    shmem_inc(ll, 0);
+    CHECK(shmem_fadd(ll, 0LL, 0) >= 3);
+    (void)shmem_finc(ll, 0);
+    shmem_barrier_all();
+    CHECK(shmem_fetch(ll, 0) == 4LL * n);
+    shmem_barrier_all();
+    if (me == 0) {
+        long long old = right == 0 ? 4LL * n : 0;
+        CHECK(shmem_cswap(ll, old, -1LL, right) == old);
+        shmem_set(dd, 2.5, right);
+        CHECK(shmem_swap(dd, 1.5, right) == 2.5);
+    }
+    shmem_barrier_all();
+    if (me == right) {
+        CHECK(*dd == 1.5);
+        CHECK(*ll == -1);
+    }
+    shmem_barrier_all();
+    shmem_free(dd);
+    shmem_free(ll);
+
     shmem_barrier_all();
     shmem_free(bits);
     shmem_free(ic);
