@@ -129,6 +129,29 @@ TEST(Team, SplitEachPeItsOwnTriplet)
     shmem_free(buf);
 }
 
+// shmem_sync(team), the 1.5 form, next to the deprecated four-argument shmem_sync.
+TEST(Team, SyncByTeamName)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    EXPECT_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &t), 0);
+    int *flag = static_cast<int *>(shmem_malloc(sizeof(int)));
+    *flag = 0;
+    EXPECT_EQ(shmem_sync(t), 0);
+    shmem_int_atomic_set(flag, me + 1, (me + 1) % n);
+    shmem_quiet();
+    EXPECT_EQ(shmem_sync(t), 0);
+    EXPECT_EQ(*flag, (me + n - 1) % n + 1);
+    EXPECT_NE(shmem_sync(SHMEM_TEAM_INVALID), 0);
+    static long psync[SHMEM_SYNC_SIZE];
+    for (long &v : psync)
+        v = SHMEM_SYNC_VALUE;
+    shmem_sync(0, 0, n, psync); // the deprecated form still compiles and runs
+    shmem_team_destroy(t);
+    shmem_free(flag);
+}
+
 TEST(Team, SplitOfSplitAndTranslateBetweenTeams)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();

@@ -59,6 +59,11 @@ SHMEMQ_REDUCE_ARITH_TYPES(SHMEMQ_DECL_SCAN)
  * used. ---- */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* shmem_sync(team) (1.5) and the deprecated shmem_sync(PE_start, logPE_stride, PE_size,
+ * pSync) share one name: the argument count picks the routine (C and C++). */
+#define SHMEMQ_SYNC1(team) shmem_team_sync(team)
+#define SHMEMQ_SYNC4(start, logstride, size, psync) shmem_sync(start, logstride, size, psync)
+#define shmem_sync(...) SHMEMQ_CAT(SHMEMQ_SYNC, SHMEMQ_NARG(__VA_ARGS__))(__VA_ARGS__)
 #define SHMEMQ_DECL_LEGACY_MOVE(BITS)                                                         \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,    \
                                int PE_start, int logPE_stride, int PE_size, long *pSync);     \
