@@ -242,7 +242,10 @@ int generic_amo_errors(void)
     shmem_barrier_all();
     if (me == 0) {
         long long old = right == 0 ? 4LL * n : 0;
-        CHECK(shmem_cswap(ll, old, -1LL, right) == old);
+        if (CAS64_OK) /* 64-bit compare_swap crashes Open MPI 4 (docs/amo.md) */
+            CHECK(shmem_cswap(ll, old, -1LL, right) == old);
+        else
+            CHECK(shmem_swap(ll, -1LL, right) == old);
         shmem_set(dd, 2.5, right);
         CHECK(shmem_swap(dd, 1.5, right) == 2.5);
     }
