@@ -168,7 +168,8 @@ extern shmem_ctx_t SHMEM_CTX_DEFAULT;
 #define SHMEMQ_GENERIC_AMO_EXT_TYPES(X) X(float, float) X(double, double) \
     SHMEMQ_GENERIC_AMO_STD_TYPES(X)
 #define SHMEMQ_GENERIC_AMO_BIT_TYPES(X) \
-    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned int, uint) X(unsigned long, ulong) X(unsigned long long, ulonglong) \
+    X(int32_t, int32) X(int64_t, int64)
 #define SHMEMQ_GENERIC_P2P_TYPES(X) \
     X(short, short) X(int, int) X(long, long) X(long long, longlong) \
     X(unsigned short, ushort) X(unsigned int, uint) X(unsigned long, ulong) \

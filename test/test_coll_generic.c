@@ -35,6 +35,19 @@ int coll_generic_selections(void)
     bad += shmem_or_reduce(SHMEM_TEAM_WORLD, u + 1, u, 1) != 0;
     bad += shmem_and_reduce(SHMEM_TEAM_WORLD, u + 1, u, 1) != 0;
     bad += shmem_xor_reduce(SHMEM_TEAM_WORLD, u + 1, u, 1) != 0;
+    /* signed fixed-width types select their bitwise reductions too */
+    int32_t *i32 = shmem_malloc(2 * sizeof(int32_t));
+    int64_t *i64 = shmem_malloc(2 * sizeof(int64_t));
+    i32[0] = 3 | (1 << (me % 30 + 2));
+    i64[0] = (int64_t)1 << (me % 62);
+    bad += shmem_and_reduce(SHMEM_TEAM_WORLD, i32 + 1, i32, 1) != 0 ||
+           i32[1] != (n == 1 ? i32[0] : 3);
+    bad += shmem_or_reduce(SHMEM_TEAM_WORLD, i64 + 1, i64, 1) != 0 ||
+           i64[1] != (int64_t)((UINT64_C(1) << n) - 1);
+    bad += shmem_xor_reduce(SHMEM_TEAM_WORLD, i32 + 1, i32, 1) != 0;
+    shmem_barrier_all();
+    shmem_free(i64);
+    shmem_free(i32);
     bad += shmem_broadcast(SHMEM_TEAM_WORLD, r, l, 1, n - 1) != 0 || r[0] != n;
     bad += shmem_fcollect(SHMEM_TEAM_WORLD, r, l, 1) != 0 || r[n - 1] != n;
     bad += shmem_collect(SHMEM_TEAM_WORLD, r, l, 1) != 0 || r[0] != 1;

@@ -110,6 +110,25 @@ TEST(Heap, CallocZeroesAndZeroSizeIsNull)
     shmem_free(nullptr);                               // a no-op, still collective
 }
 
+// Alignments above the page size are absolute addresses too (up to 8 MiB), and the
+// offset is the same on every PE.
+TEST(Heap, AlignAbovePageSize)
+{
+    for (size_t a = 8192; a <= ((size_t)8 << 20); a <<= 1) {
+        SCOPED_TRACE(a);
+        char *p = (char *)shmem_align(a, 100);
+        ASSERT_NE(p, nullptr);
+        EXPECT_EQ((uintptr_t)p % a, 0u);
+        p[0] = (char)shmem_my_pe();
+        shmem_barrier_all();
+        EXPECT_EQ(shmem_char_g(p, (shmem_my_pe() + 1) % shmem_n_pes()),
+                  (char)((shmem_my_pe() + 1) % shmem_n_pes()));
+        shmem_barrier_all();
+        shmem_free(p);
+    }
+    EXPECT_EQ(shmem_align((size_t)16 << 20, 64), nullptr); // above the supported alignment
+}
+
 TEST(Heap, ExhaustionReturnsNullAndHeapStaysUsable)
 {
     void *huge = shmem_malloc((size_t)1 << 40);

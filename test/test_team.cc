@@ -108,6 +108,50 @@ TEST(Team, SplitStrided)
         check_split(1, 1, n - 1);          // all but PE 0
 }
 
+// Each PE passes its own triplet (me, 1, 1): every PE gets a team of itself alone, and a
+// collective on it moves only its own data.
+TEST(Team, SplitEachPeItsOwnTriplet)
+{
+    int me = shmem_my_pe();
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, me, 1, 1, nullptr, 0, &t), 0);
+    ASSERT_NE(t, SHMEM_TEAM_INVALID);
+    EXPECT_EQ(shmem_team_n_pes(t), 1);
+    EXPECT_EQ(shmem_team_my_pe(t), 0);
+    EXPECT_EQ(shmem_team_translate_pe(t, 0, SHMEM_TEAM_WORLD), me);
+    int *buf = static_cast<int *>(shmem_malloc(2 * sizeof(int)));
+    buf[0] = -1;
+    buf[1] = me;
+    EXPECT_EQ(shmem_int_alltoall(t, buf, buf + 1, 1), 0);
+    EXPECT_EQ(buf[0], me);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+    shmem_free(buf);
+}
+
+// shmem_sync(team), the 1.5 form, next to the deprecated four-argument shmem_sync.
+TEST(Team, SyncByTeamName)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    EXPECT_EQ(shmem_sync(SHMEM_TEAM_WORLD), 0);
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, nullptr, 0, &t), 0);
+    int *flag = static_cast<int *>(shmem_malloc(sizeof(int)));
+    *flag = 0;
+    EXPECT_EQ(shmem_sync(t), 0);
+    shmem_int_atomic_set(flag, me + 1, (me + 1) % n);
+    shmem_quiet();
+    EXPECT_EQ(shmem_sync(t), 0);
+    EXPECT_EQ(*flag, (me + n - 1) % n + 1);
+    EXPECT_NE(shmem_sync(SHMEM_TEAM_INVALID), 0);
+    static long psync[SHMEM_SYNC_SIZE];
+    for (long &v : psync)
+        v = SHMEM_SYNC_VALUE;
+    shmem_sync(0, 0, n, psync); // the deprecated form still compiles and runs
+    shmem_team_destroy(t);
+    shmem_free(flag);
+}
+
 TEST(Team, SplitOfSplitAndTranslateBetweenTeams)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();

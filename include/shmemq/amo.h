@@ -262,6 +262,18 @@ long shmem_swap(long *target, long value, int pe);
 #define SHMEMQ_AXOR4(c, d, v, pe) \
     SHMEMQ_AG(SHMEMQ_GENERIC_AMO_BIT_TYPES, SHMEMQ_GA_CTX_XOR, d, c, d, v, pe)
 #define shmem_atomic_xor(...) SHMEMQ_CAT(SHMEMQ_AXOR, SHMEMQ_NARG(__VA_ARGS__))(__VA_ARGS__)
+
+/* Deprecated 1.3 generic names (still in 1.5 as deprecated). They select among all the
+ * standard (extended for swap, set, fetch) AMO types, like the 1.4 names they became;
+ * on int, long and long long that is what the 1.3 typed routines do. */
+#define shmem_add(d, v, pe) SHMEMQ_AADD3(d, v, pe)
+#define shmem_inc(d, pe) SHMEMQ_AINC2(d, pe)
+#define shmem_fadd(d, v, pe) SHMEMQ_AFADD3(d, v, pe)
+#define shmem_finc(d, pe) SHMEMQ_AFINC2(d, pe)
+#define shmem_cswap(d, c, v, pe) SHMEMQ_ACSWAP4(d, c, v, pe)
+#define shmem_swap(d, v, pe) SHMEMQ_ASWAP3(d, v, pe)
+#define shmem_set(d, v, pe) SHMEMQ_ASET3(d, v, pe)
+#define shmem_fetch(s, pe) SHMEMQ_AFETCH2(s, pe)
 #endif /* SHMEMQ_HAVE_GENERIC */
 
 #endif /* SHMEMQ_AMO_H */

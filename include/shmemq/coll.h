@@ -59,6 +59,11 @@ SHMEMQ_REDUCE_ARITH_TYPES(SHMEMQ_DECL_SCAN)
  * used. ---- */
 void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync);
 void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* shmem_sync(team) (1.5) and the deprecated shmem_sync(PE_start, logPE_stride, PE_size,
+ * pSync) share one name: the argument count picks the routine (C and C++). */
+#define SHMEMQ_SYNC1(team) shmem_team_sync(team)
+#define SHMEMQ_SYNC4(start, logstride, size, psync) shmem_sync(start, logstride, size, psync)
+#define shmem_sync(...) SHMEMQ_CAT(SHMEMQ_SYNC, SHMEMQ_NARG(__VA_ARGS__))(__VA_ARGS__)
 #define SHMEMQ_DECL_LEGACY_MOVE(BITS)                                                         \
     void shmem_broadcast##BITS(void *dest, const void *source, size_t nelems, int PE_root,    \
                                int PE_start, int logPE_stride, int PE_size, long *pSync);     \
@@ -106,9 +111,12 @@ SHMEMQ_LEGACY_ARITH_TYPES(SHMEMQ_DECL_TO_ALL_ARITH)
 
 /* ---- C11 generic selections on the type of dest ---- */
 #ifdef SHMEMQ_HAVE_GENERIC
+/* The signed fixed-width types are bitwise reduction types too (1.5 table 10); they
+ * alias signed char, short, int and long, none of which is listed otherwise. */
 #define SHMEMQ_GENERIC_REDUCE_BITWISE_TYPES(X) \
     X(unsigned char, uchar) X(unsigned short, ushort) X(unsigned int, uint) \
-    X(unsigned long, ulong) X(unsigned long long, ulonglong)
+    X(unsigned long, ulong) X(unsigned long long, ulonglong) X(int8_t, int8) \
+    X(int16_t, int16) X(int32_t, int32) X(int64_t, int64)
 #define SHMEMQ_GENERIC_REDUCE_MINMAX_TYPES(X) \
     X(char, char) X(signed char, schar) X(short, short) X(int, int) X(long, long) \
     X(long long, longlong) X(unsigned char, uchar) X(unsigned short, ushort) \

@@ -4,9 +4,10 @@
  * shmem_ctx_quiet (MPI_Win_flush_all on the pair) completes only that context's
  * operations. Windows are collective to create but shmem_ctx_create is local, so a
  * pool of SHMEMQ_CTX_WINDOWS (default 4) window pairs is made at shmem_init:
- * MPI_Win_create over [heap_base, heap_base + heap_size) (displacements are then plain
- * offsets: the context's heap_adj table is all zeros) and over the data segment, each
- * lock_all'ed once. A context takes a free pair; when the pool is exhausted it shares
+ * MPI_Win_create over the whole memory of the default heap window (same base, so
+ * displacements use the same heap_adj table; Debian's MPICH 4.0.2 loses puts through an
+ * MPI_Win_create window whose base lies inside MPI_Win_allocate memory at an offset) and
+ * over the data segment, each lock_all'ed once. A context takes a free pair; when the pool is exhausted it shares
  * the default context's windows, and its quiet then also completes the default
  * context's operations (allowed: quiet may complete more than it must).
  * shmem_team_create_ctx records the team; shmemi_target() makes the PE numbers of the
@@ -35,7 +36,6 @@ typedef struct ctx_impl {
 
 static ctx_slot_t *pool;
 static int pool_n;
-static MPI_Aint *zero_adj;
 static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
 static ctx_impl_t *live_ctx;
 static double pool_ms; /* wall time of creating the pool at init (SHMEM_DEBUG prints it) */
@@ -66,16 +66,23 @@ int shmemi_ctx_init(void)
     if (shmemi.n_pes == 1)
         n = 0;
     pool = calloc((size_t)(n ? n : 1), sizeof *pool);
-    zero_adj = calloc((size_t)shmemi.n_pes, sizeof *zero_adj);
-    if (!pool || !zero_adj)
+    if (!pool)
         return -1;
     MPI_Info info;
     MPI_Info_create(&info);
     MPI_Info_set(info, "same_disp_unit", "true");
+    void *heap_mem = NULL;
+    MPI_Aint *heap_mem_size = NULL;
+    int flag = 0;
+    MPI_Win_get_attr(shmemi.heap_win, MPI_WIN_BASE, &heap_mem, &flag);
+    if (flag)
+        MPI_Win_get_attr(shmemi.heap_win, MPI_WIN_SIZE, &heap_mem_size, &flag);
+    if (!flag)
+        n = 0;
     for (pool_n = 0; pool_n < n; pool_n++) {
         ctx_slot_t *s = &pool[pool_n];
-        if (MPI_Win_create(shmemi.heap_base, (MPI_Aint)shmemi.heap_size, 1, info, shmemi.comm,
-                           &s->heap_win) != MPI_SUCCESS)
+        if (MPI_Win_create(heap_mem, *heap_mem_size, 1, info, shmemi.comm, &s->heap_win) !=
+            MPI_SUCCESS)
             break;
         if (MPI_Win_create(shmemi.data_size ? shmemi.data_base : NULL,
                            (MPI_Aint)shmemi.data_size, 1, info, shmemi.comm,
@@ -112,8 +119,6 @@ void shmemi_ctx_fini(void)
     free(pool);
     pool = NULL;
     pool_n = 0;
-    free(zero_adj);
-    zero_adj = NULL;
     shmemi_ptr_fini();
 }
 
@@ -158,7 +163,7 @@ static int ctx_create(const char *routine, struct shmemq_team *team, long option
     if (c->slot >= 0) {
         c->pub.heap_win = pool[c->slot].heap_win;
         c->pub.data_win = pool[c->slot].data_win;
-        c->pub.heap_adj = zero_adj;
+        c->pub.heap_adj = shmemi.heap_adj;
     } else { /* pool exhausted: share the default windows */
         c->pub.heap_win = shmemi.heap_win;
         c->pub.data_win = shmemi.data_win;

@@ -6,7 +6,9 @@
 
 #define HEAP_DEFAULT_SIZE ((size_t)128 << 20)
 #define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
-#define HEAP_BASE_ALIGN ((size_t)4096)
+/* The usable heap starts at this alignment on every PE, so shmem_align offsets are
+ * absolute alignments up to it. The slack is address space only: never touched. */
+#define HEAP_BASE_ALIGN ((size_t)8 << 20)
 
 typedef struct block {
     size_t off, size;
@@ -230,6 +232,12 @@ void *shmem_align(size_t alignment, size_t size)
 {
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         shmemi_debug("shmem_align", "alignment %zu is not a power of two", alignment);
+        shmem_barrier_all();
+        return NULL;
+    }
+    if (alignment > HEAP_BASE_ALIGN) { /* could not be the same offset on every PE */
+        shmemi_debug("shmem_align", "alignment %zu is above the supported %zu", alignment,
+                     HEAP_BASE_ALIGN);
         shmem_barrier_all();
         return NULL;
     }

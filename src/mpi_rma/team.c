@@ -215,13 +215,16 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     }
     if (check_config(routine, config, config_mask))
         return -1;
+    /* The color is the triplet's start, not a constant: programs (SOS's unit tests among
+     * them) let each PE pass a triplet of its own, e.g. (me, 1, 1) for a team of itself,
+     * and PEs naming different teams must not end up in one communicator. */
     int me = parent_team->my_pe, color = MPI_UNDEFINED, key = 0;
     long long d = (long long)me - start;
     if (stride == 0) {
         if (d == 0)
-            color = 0;
+            color = start;
     } else if (d % stride == 0 && d / stride >= 0 && d / stride < size) {
-        color = 0;
+        color = start;
         key = (int)(d / stride);
     }
     if (shmemi_barrier_comm(parent_team->comm) != MPI_SUCCESS)
