@@ -42,12 +42,13 @@ void *shmem_ptr(const void *dest, int pe)
 {
     if (!shmemi.initialized || dest == NULL || pe < 0 || pe >= shmemi.n_pes)
         return NULL;
-    if (!shmemi_is_symmetric(dest, 1))
+    uintptr_t off;
+    int region = shmemi_region(dest, 1, &off);
+    if (region < 0)
         return NULL;
     if (pe == shmemi.my_pe)
         return (void *)dest;
-    uintptr_t off = (uintptr_t)dest - (uintptr_t)shmemi.heap_base;
-    if (off < shmemi.heap_size && peer_heap != NULL && peer_heap[pe] != NULL)
+    if (region == 0 && peer_heap != NULL && peer_heap[pe] != NULL)
         return peer_heap[pe] + off;
     return NULL;
 }

@@ -134,25 +134,36 @@ void shmemi_heap_fini(void);
 int shmemi_symseg_init(void);
 void shmemi_symseg_fini(void);
 
+/* Which symmetric region holds [addr, addr+len): 0 the heap, 1 the data segment, -1
+ * neither; *off is the offset from that region's base on this PE. */
+static inline int shmemi_region(const void *addr, size_t len, uintptr_t *off)
+{
+    uintptr_t a = (uintptr_t)addr;
+    uintptr_t o = a - (uintptr_t)shmemi.heap_base;
+    if (SHMEMI_LIKELY(o < shmemi.heap_size && len <= shmemi.heap_size - o)) {
+        *off = o;
+        return 0;
+    }
+    o = a - (uintptr_t)shmemi.data_base;
+    if (o < shmemi.data_size && len <= shmemi.data_size - o) {
+        *off = o;
+        return 1;
+    }
+    return -1;
+}
+
 /* Translate a symmetric address to (window, displacement at world rank `rank`).
  * 0 on success, -1 when [addr, addr+len) is not inside one symmetric region. */
 static inline int shmemi_xlate(const struct shmemq_ctx *ctx, const void *addr, size_t len,
                                int rank, MPI_Win *win, MPI_Aint *disp)
 {
-    uintptr_t a = (uintptr_t)addr;
-    uintptr_t off = a - (uintptr_t)shmemi.heap_base;
-    if (off < shmemi.heap_size && len <= shmemi.heap_size - off) {
-        *win = ctx->heap_win;
-        *disp = (MPI_Aint)off + ctx->heap_adj[rank];
-        return 0;
-    }
-    off = a - (uintptr_t)shmemi.data_base;
-    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
-        *win = ctx->data_win;
-        *disp = (MPI_Aint)off;
-        return 0;
-    }
-    return -1;
+    uintptr_t off;
+    int r = shmemi_region(addr, len, &off);
+    if (r < 0)
+        return -1;
+    *win = r == 0 ? ctx->heap_win : ctx->data_win;
+    *disp = (MPI_Aint)off + (r == 0 ? ctx->heap_adj[rank] : 0);
+    return 0;
 }
 
 static inline int shmemi_is_symmetric(const void *addr, size_t len)

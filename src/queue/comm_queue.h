@@ -163,22 +163,17 @@ void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx);
 
+/* Symmetric address -> (window index, displacement at `pe`): shmemi_region plus the
+ * heap displacement of the target. */
 static inline int cq_xlate(const void *addr, size_t len, int pe, int *win, uint64_t *disp)
 {
-    uintptr_t a = (uintptr_t)addr;
-    uintptr_t off = a - (uintptr_t)shmemi.heap_base;
-    if (SHMEMI_LIKELY(off < shmemi.heap_size && len <= shmemi.heap_size - off)) {
-        *win = 0;
-        *disp = (uint64_t)off + (uint64_t)shmemi.heap_adj[pe];
-        return 0;
-    }
-    off = a - (uintptr_t)shmemi.data_base;
-    if (off < shmemi.data_size && len <= shmemi.data_size - off) {
-        *win = 1;
-        *disp = (uint64_t)off;
-        return 0;
-    }
-    return -1;
+    uintptr_t off;
+    int r = shmemi_region(addr, len, &off);
+    if (SHMEMI_UNLIKELY(r < 0))
+        return -1;
+    *win = r;
+    *disp = (uint64_t)off + (r == 0 ? (uint64_t)shmemi.heap_adj[pe] : 0);
+    return 0;
 }
 
 #define CQ_SLOTS(q) ((cq_slot_t *)(void *)(q)->fast.slots)
