@@ -28,6 +28,31 @@ static inline void bench_die(const char *prog, const char *what, int rc)
     MPI_Abort(MPI_COMM_WORLD, 3);
 }
 
+/* The benchmarks' comm queue: EXCLUSIVE, one op, no timeout; 0 or the create's error. */
+static inline int bench_commq_create(shmem_queue_t *q, shmem_op_type_t op, uint64_t max_elems)
+{
+    shmem_queue_config_t c = {0};
+    c.qtype = SHMEM_QUEUE_COMM;
+    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+    c.max_elems = max_elems;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    c.op_type = op;
+    c.pe_type = SHMEM_PE_ALL;
+    return shmem_queue_comm_create(q, &c);
+}
+
+/* Queue one int64 operation, progressing the queue while it is FULL; any error stops. */
+static inline void bench_commq_push_int64(const char *prog, shmem_queue_t q, int64_t *dest,
+                                          const int64_t *src, int pe, shmem_op_type_t op)
+{
+    int rc;
+    while ((rc = shmem_int64_queue_comm_push(q, dest, src, 1, pe, op)) == SHMEM_QUEUE_ERR_FULL) {
+        int p = shmem_queue_progress(q);
+        if (p < 0) bench_die(prog, "shmem_queue_progress", p);
+    }
+    if (rc) bench_die(prog, "shmem_int64_queue_comm_push", rc);
+}
+
 /* Is variant `name` in the comma list `only` (NULL: every variant)? */
 static inline int bench_wanted(const char *only, const char *name)
 {

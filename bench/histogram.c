@@ -76,15 +76,8 @@ static double k_commq(histo_t *h, int64_t *table, const char *env)
         if (getenv(name)) old = strdup(getenv(name));
         setenv(name, eq + 1, 1);
     }
-    shmem_queue_config_t c = {0};
-    c.qtype = SHMEM_QUEUE_COMM;
-    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-    c.max_elems = h->qelems;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    c.op_type = SHMEM_OP_ATOMIC_ADD;
-    c.pe_type = SHMEM_PE_ALL;
     shmem_queue_t q;
-    int rc = shmem_queue_comm_create(&q, &c);
+    int rc = bench_commq_create(&q, SHMEM_OP_ATOMIC_ADD, h->qelems);
     if (env) {
         if (old) setenv(name, old, 1); else unsetenv(name);
         free(old);
@@ -98,14 +91,9 @@ static double k_commq(histo_t *h, int64_t *table, const char *env)
     const uint64_t n = h->n;
     shmem_barrier_all();
     double t = bench_now();
-    for (uint64_t i = 0; i < n; i++) {
-        while ((rc = shmem_int64_queue_comm_push(q, &table[doff[i]], &one, 1, (int)dpe[i],
-                                                 SHMEM_OP_ATOMIC_ADD)) == SHMEM_QUEUE_ERR_FULL) {
-            int p = shmem_queue_progress(q);
-            if (p < 0) die("shmem_queue_progress", p);
-        }
-        if (rc) die("shmem_int64_queue_comm_push", rc);
-    }
+    for (uint64_t i = 0; i < n; i++)
+        bench_commq_push_int64("histogram", q, &table[doff[i]], &one, (int)dpe[i],
+                               SHMEM_OP_ATOMIC_ADD);
     if ((rc = shmem_queue_local_flush(q))) die("shmem_queue_local_flush", rc);
     shmem_barrier_all();
     t = bench_now() - t;

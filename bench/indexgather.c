@@ -213,15 +213,8 @@ static int vote_progress(int ok, shmem_queue_t cq)
 static double k_dataq_commq(ig_t *x)
 {
     shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
-    shmem_queue_config_t c = {0};
-    c.qtype = SHMEM_QUEUE_COMM;
-    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-    c.max_elems = x->qelems;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    c.op_type = SHMEM_OP_PUT;
-    c.pe_type = SHMEM_PE_ALL;
     shmem_queue_t cq;
-    int rc = shmem_queue_comm_create(&cq, &c);
+    int rc = bench_commq_create(&cq, SHMEM_OP_PUT, x->qelems);
     if (rc) die("shmem_queue_comm_create", rc);
     const size_t cap = 65536;
     uint64_t *req = malloc(cap * sizeof(uint64_t));
@@ -240,12 +233,7 @@ static double k_dataq_commq(ig_t *x)
                 for (size_t j = 0; j < k; j++) {
                     int64_t v = x->table[req[j] >> 32];
                     int64_t *dst = &x->result[req[j] & 0xffffffffu];
-                    while ((rc = shmem_int64_queue_comm_push(cq, dst, &v, 1, s, SHMEM_OP_PUT)) ==
-                           SHMEM_QUEUE_ERR_FULL) {
-                        int p = shmem_queue_progress(cq);
-                        if (p < 0) die("shmem_queue_progress", p);
-                    }
-                    if (rc) die("shmem_int64_queue_comm_push", rc);
+                    bench_commq_push_int64("indexgather", cq, dst, &v, s, SHMEM_OP_PUT);
                 }
                 left -= k;
             }
@@ -268,27 +256,14 @@ static double k_dataq_commq(ig_t *x)
  * slot: the queue turns them into a few MPI_Get calls with indexed datatypes. */
 static double k_commq_get(ig_t *x)
 {
-    shmem_queue_config_t c = {0};
-    c.qtype = SHMEM_QUEUE_COMM;
-    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-    c.max_elems = x->qelems;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    c.op_type = SHMEM_OP_GET;
-    c.pe_type = SHMEM_PE_ALL;
     shmem_queue_t cq;
-    int rc = shmem_queue_comm_create(&cq, &c);
+    int rc = bench_commq_create(&cq, SHMEM_OP_GET, x->qelems);
     if (rc) die("shmem_queue_comm_create", rc);
     shmem_barrier_all();
     double t = bench_now();
-    for (uint64_t i = 0; i < x->r; i++) {
-        while ((rc = shmem_int64_queue_comm_push(cq, &x->result[i], &x->table[x->soff[i]], 1,
-                                                 (int)x->spe[i], SHMEM_OP_GET)) ==
-               SHMEM_QUEUE_ERR_FULL) {
-            int p = shmem_queue_progress(cq);
-            if (p < 0) die("shmem_queue_progress", p);
-        }
-        if (rc) die("shmem_int64_queue_comm_push", rc);
-    }
+    for (uint64_t i = 0; i < x->r; i++)
+        bench_commq_push_int64("indexgather", cq, &x->result[i], &x->table[x->soff[i]],
+                               (int)x->spe[i], SHMEM_OP_GET);
     if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
     shmem_barrier_all();
     t = bench_now() - t;
