@@ -89,41 +89,30 @@ void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *opera
         memcpy(a, operand, (size_t)esize); /* not reached: AMO types are 4 or 8 bytes */
 }
 
-/* The hot loop of the histogram: unsigned 64-bit adds (two's complement makes signed
- * and unsigned adds the same bits, without signed-overflow UB). */
-static void apply_add64(unsigned char *base, const uint64_t *disp, const uint64_t *v,
-                        uint32_t n)
-{
-    if (cq_atomic_apply) {
-        for (uint32_t i = 0; i < n; i++)
-            __atomic_fetch_add((uint64_t *)(base + disp[i]), v[i], __ATOMIC_RELAXED);
-    } else {
-        /* independent adds: prefetch ahead so the misses of a large table overlap */
-        uint32_t i = 0;
-        for (; i + 16 < n; i++) {
-            __builtin_prefetch(base + disp[i + 16], 1);
-            *(uint64_t *)(base + disp[i]) += v[i];
-        }
-        for (; i < n; i++)
-            *(uint64_t *)(base + disp[i]) += v[i];
+/* The hot loops of the histogram: unsigned 64-bit adds (two's complement makes signed
+ * and unsigned adds the same bits, without signed-overflow UB). One body serves the
+ * plain batch (64-bit displacements, an operand each) and the packed one (32-bit
+ * displacements, one operand); VAL is the operand of op i. */
+#define CQ_APPLY_ADD64(NAME, DISP_T, VPARAM, VAL)                                          \
+    static void NAME(unsigned char *base, const DISP_T *disp, VPARAM, uint32_t n)         \
+    {                                                                                      \
+        if (cq_atomic_apply) {                                                             \
+            for (uint32_t i = 0; i < n; i++)                                               \
+                __atomic_fetch_add((uint64_t *)(base + disp[i]), VAL, __ATOMIC_RELAXED);   \
+        } else {                                                                           \
+            /* independent adds: prefetch ahead so the misses of a large table overlap */  \
+            uint32_t i = 0;                                                                \
+            for (; i + 16 < n; i++) {                                                      \
+                __builtin_prefetch(base + disp[i + 16], 1);                                \
+                *(uint64_t *)(base + disp[i]) += VAL;                                      \
+            }                                                                              \
+            for (; i < n; i++)                                                             \
+                *(uint64_t *)(base + disp[i]) += VAL;                                      \
+        }                                                                                  \
     }
-}
-
-static void apply_add64_packed(unsigned char *base, const uint32_t *disp, uint64_t v, uint32_t n)
-{
-    if (cq_atomic_apply) {
-        for (uint32_t i = 0; i < n; i++)
-            __atomic_fetch_add((uint64_t *)(base + disp[i]), v, __ATOMIC_RELAXED);
-    } else {
-        uint32_t i = 0;
-        for (; i + 16 < n; i++) {
-            __builtin_prefetch(base + disp[i + 16], 1);
-            *(uint64_t *)(base + disp[i]) += v;
-        }
-        for (; i < n; i++)
-            *(uint64_t *)(base + disp[i]) += v;
-    }
-}
+CQ_APPLY_ADD64(apply_add64, uint64_t, const uint64_t *v, v[i])
+CQ_APPLY_ADD64(apply_add64_packed, uint32_t, uint64_t v, v)
+#undef CQ_APPLY_ADD64
 
 /* The checks read every element unconditionally so that they vectorize (asked for
  * explicitly: GCC 12's -O2 vectorizes only trivially cheap loops). */
@@ -189,8 +178,7 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
         if (h->slot == CQ_S_ADD && h->esize == 8) {
             uint64_t v64;
             memcpy(&v64, v, 8);
-            unsigned char *base = h->win == 0 ? cq_addr(0, 0) : (unsigned char *)shmemi.data_base;
-            apply_add64_packed(base, disp, v64, n);
+            apply_add64_packed(cq_addr(h->win, 0), disp, v64, n);
             return;
         }
         for (uint32_t i = 0; i < n; i++)
@@ -211,8 +199,7 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
     const uint64_t *disp = (const uint64_t *)data;
     const unsigned char *opnd = data + (size_t)n * 8;
     if (h->slot == CQ_S_ADD && h->esize == 8) {
-        unsigned char *base = h->win == 0 ? cq_addr(0, 0) : (unsigned char *)shmemi.data_base;
-        apply_add64(base, disp, (const uint64_t *)opnd, n);
+        apply_add64(cq_addr(h->win, 0), disp, (const uint64_t *)opnd, n);
         return;
     }
     for (uint32_t i = 0; i < n; i++)
