@@ -11,8 +11,9 @@
  * which checks all over again; results and error codes are the same either way.
  *
  * The protocol between the library and this code is the layout below: a queue object
- * starts with shmemq_cq_fast_t, and the library keeps `type_ops` zero whenever the
- * inline path must not be taken. Changing the layout changes the library's ABI.
+ * starts with shmemq_cq_fast_t and its slots are shmemq_cq_slot_t (the library uses
+ * these very types), and the library keeps `type_ops` zero whenever the inline path
+ * must not be taken. Changing the layout changes the library's ABI.
  *
  * Define SHMEMQ_NO_INLINE before including shmemx.h to get plain calls everywhere
  * (for example to intercept every push through the pshmem_ profiling names).
@@ -45,7 +46,7 @@ typedef struct shmemq_cq_slot {
     uint32_t reserved_;
     uint64_t *disp;     /* target window displacements */
     unsigned char *opnd; /* operands, element size each */
-    void *private_;
+    struct shmemq_cq_chunk *ch; /* the library's buffer (opaque here) */
 } shmemq_cq_slot_t;
 
 typedef struct shmemq_cq_fast {
@@ -65,8 +66,8 @@ typedef struct shmemq_cq_fast {
     size_t data_span;
 } shmemq_cq_fast_t;
 
-#if !defined(SHMEMQ_NO_INLINE) && !defined(SHMEMQ_BUILDING_LIBRARY)
-/* 1 and the element stored, or 0 when the library call must do it. */
+/* 1 and the element stored, or 0 when the library call must do it. The library's own
+ * push fast path (cq_push) is this function too. */
 static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize, void *dest,
                                         const void *src, size_t nelems, int pe,
                                         shmem_op_type_t op)
@@ -106,6 +107,7 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
     return 1;
 }
 
+#if !defined(SHMEMQ_NO_INLINE) && !defined(SHMEMQ_BUILDING_LIBRARY)
 #define SHMEMQ_CQ_DEF_INLINE(T, N)                                                         \
     static inline int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src,  \
                                                   size_t nelems, int pe,                   \

@@ -19,8 +19,6 @@
 #define CQ_DEAD_KEEP 1024 /* destroyed handles stay detectable until this many more die */
 
 const unsigned char cq_one[16] = {1};
-const unsigned char cq_op_slot[8] = {CQ_S_PUT, CQ_S_GET, CQ_S_ADD, CQ_S_ADD,
-                                     CQ_S_SET, CQ_S_AND, CQ_S_OR,  CQ_S_XOR};
 #define CQ_SZ(T, N) [CQ_T_##N] = sizeof(T),
 const unsigned char cq_esize[CQ_NTYPES + 1] = {SHMEMQ_RMA_TYPES(CQ_SZ)[CQ_T_BYTES] = 1};
 #undef CQ_SZ
@@ -889,7 +887,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     }
     if (q->timed && q->n_buffered == 0)
         q->t_oldest = shmemi_wtime();
-    int rc = 0, slot = cq_op_slot[op];
+    int rc = 0, slot = SHMEMQ_CQ_SLOT(op);
     if (atomic) {
         for (size_t i = 0; i < nelems && rc == 0; i++) {
             const void *operand = op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one

@@ -48,40 +48,26 @@ typedef struct {
     uint32_t token; /* FLUSH: tag of the reply */
 } cq_msghdr_t;
 
-typedef struct cq_chunk {
-    struct cq_chunk *next;
+typedef struct shmemq_cq_chunk {
+    struct shmemq_cq_chunk *next;
     MPI_Request req;
     int pe;
     uint32_t used; /* PUT/GET: stream bytes used */
     unsigned char *msg; /* cq_msghdr_t followed by data */
 } cq_chunk_t;
 
-/* One open chunk per (target PE, slot). The inline push of shmemq/queue_inline.h sees
- * this as shmemq_cq_slot_t: the asserts below keep the two layouts one. */
-typedef struct {
-    uint32_t n, cap;   /* atomics: records in / room of the open chunk (cap 0: none) */
-    uint32_t key;      /* tidx | win << 8 of the open chunk; CQ_NOKEY when none */
-    uint32_t unused;
-    uint64_t *disp;
-    unsigned char *opnd;
-    cq_chunk_t *ch;
-} cq_slot_t;
+/* One open chunk per (target PE, slot): the public layout the inline push reads. */
+typedef shmemq_cq_slot_t cq_slot_t;
 #define CQ_NOKEY 0xffffffffu
-#define CQ_SAME_FIELD(A, FA, B, FB) \
-    _Static_assert(offsetof(A, FA) == offsetof(B, FB) && sizeof(((A *)0)->FA) == sizeof(((B *)0)->FB), \
-                   #FA " must match the public layout")
-CQ_SAME_FIELD(cq_slot_t, n, shmemq_cq_slot_t, n);
-CQ_SAME_FIELD(cq_slot_t, cap, shmemq_cq_slot_t, cap);
-CQ_SAME_FIELD(cq_slot_t, key, shmemq_cq_slot_t, key);
-CQ_SAME_FIELD(cq_slot_t, disp, shmemq_cq_slot_t, disp);
-CQ_SAME_FIELD(cq_slot_t, opnd, shmemq_cq_slot_t, opnd);
-CQ_SAME_FIELD(cq_slot_t, ch, shmemq_cq_slot_t, private_);
-_Static_assert(sizeof(cq_slot_t) == sizeof(shmemq_cq_slot_t), "slot layout");
 _Static_assert((int)CQ_NSLOTS == (int)SHMEMQ_CQ_NSLOTS && (int)CQ_NTYPES == (int)SHMEMQ_CQ_NTYPES, "slot layout");
-_Static_assert(SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_INC) == (int)CQ_S_ADD &&
-               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_XOR) == (int)CQ_S_XOR &&
-               SHMEMQ_CQ_SLOT(SHMEM_OP_GET) == (int)CQ_S_GET, "slot numbering");
-#undef CQ_SAME_FIELD
+_Static_assert(SHMEMQ_CQ_SLOT(SHMEM_OP_PUT) == (int)CQ_S_PUT &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_GET) == (int)CQ_S_GET &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_ADD) == (int)CQ_S_ADD &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_INC) == (int)CQ_S_ADD &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_SET) == (int)CQ_S_SET &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_AND) == (int)CQ_S_AND &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_OR) == (int)CQ_S_OR &&
+               SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_XOR) == (int)CQ_S_XOR, "slot numbering");
 _Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margin");
 
 #define CQ_MAGIC_LIVE SHMEMQ_CQ_MAGIC_LIVE
@@ -143,7 +129,6 @@ extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every P
 extern int cq_atomic_apply;   /* apply AM atomics with __atomic (THREAD_MULTIPLE) */
 extern const unsigned char cq_esize[CQ_NTYPES + 1];
 extern uint32_t cq_type_ops_rw[CQ_NTYPES + 1]; /* bit per op allowed for the type */
-extern const unsigned char cq_op_slot[8];
 extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-endian) bytes */
 
 /* AM engine (am.c) */
@@ -176,7 +161,7 @@ static inline int cq_xlate(const void *addr, size_t len, int pe, int *win, uint6
     return 0;
 }
 
-#define CQ_SLOTS(q) ((cq_slot_t *)(void *)(q)->fast.slots)
+#define CQ_SLOTS(q) ((q)->fast.slots)
 
 /* Ops (bit per shmem_op_type_t) that the push fast paths, inline and in the library,
  * may take: per element type, those of `mask` the type allows; 0 turns them off. */
@@ -191,30 +176,11 @@ static inline void cq_set_fast(struct shmem_queue_s *q, uint32_t mask)
 static inline int cq_push(shmem_queue_t q, const char *routine, void *dest, const void *src,
                           size_t nelems, int pe, int op, int tidx, size_t esize)
 {
-    if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && nelems == 1 &&
-                      (unsigned)op < 8 && ((q->fast.type_ops[tidx] >> op) & 1u) &&
-                      (unsigned)pe < (unsigned)q->fast.n_pes && q->fast.outstanding < q->fast.max_elems &&
-                      (src != NULL || op == SHMEM_OP_ATOMIC_INC))) {
-        int win;
-        uint64_t disp;
-        if (SHMEMI_LIKELY(cq_xlate(dest, esize, pe, &win, &disp) == 0)) {
-            int slot = cq_op_slot[op];
-            /* Self targets are buffered too: applied as one batch later, the cache misses
-             * of a large table overlap (measured: 2x at 1M counters). */
-            cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
-            if (SHMEMI_LIKELY(s->key == ((uint32_t)tidx | ((uint32_t)win << 8)) && s->n < s->cap)) {
-                uint32_t n = s->n++;
-                s->disp[n] = disp;
-                if (op == SHMEM_OP_ATOMIC_INC) {
-                    memcpy(s->opnd + (size_t)n * esize, cq_one, esize);
-                } else {
-                    memcpy(s->opnd + (size_t)n * esize, src, esize);
-                }
-                q->fast.outstanding++; /* ops_pushed: counted when the chunk leaves */
-                return 0;
-            }
-        }
-    }
+    /* Self targets are buffered too: applied as one batch later, the cache misses of
+     * a large table overlap (measured: 2x at 1M counters). */
+    if (SHMEMI_LIKELY(shmemq_cq_push_inline(q, tidx, esize, dest, src, nelems, pe,
+                                            (shmem_op_type_t)op)))
+        return 0; /* ops_pushed: counted when the chunk leaves */
     return cq_push_general(q, routine, dest, src, nelems, pe, op, tidx);
 }
 
