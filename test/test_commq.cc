@@ -410,6 +410,72 @@ TEST_P(CommQueueModes, MixedOpsAndTypes)
     shmem_free(s);
 }
 
+// Capacity is granted to open chunks in parts (docs/queues.md, "Capacity by grants"):
+// pushes spread over every PE and three operations must still reach exactly max_elems
+// before FULL, and the counts must leave unused grants out at every step.
+TEST_P(CommQueueModes, FullAtExactlyMaxElemsAcrossTargets)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const uint64_t M = 37; // odd, below one grant, not a multiple of n
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(3, sizeof(int64_t)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY, M);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    const shmem_op_type_t ops[3] = {SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_INC, SHMEM_OP_ATOMIC_OR};
+    int64_t one = 1;
+    long ok = 0, per_op[3] = {0, 0, 0};
+    for (int round = 0; round < 2; round++) {
+        int rc;
+        for (uint64_t i = 0;; i++) {
+            int k = (int)(i % 3), pe = (int)((i / 3 + (uint64_t)me) % (uint64_t)n);
+            int64_t *dest = k == 1 ? &ctr[0] : &ctr[k];
+            rc = shmem_int64_queue_comm_push(q, dest, &one, 1, pe, ops[k]);
+            if (rc != 0)
+                break;
+            ok++;
+            per_op[k]++;
+            size_t sz;
+            ASSERT_EQ(shmem_query_size(q, &sz), 0);
+            ASSERT_EQ(sz, (size_t)(i + 1));
+        }
+        EXPECT_EQ(rc, SHMEM_QUEUE_ERR_FULL);
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, M);
+        EXPECT_EQ(a.available_elems, 0u);
+        int p = shmem_queue_progress(q); // full: must make room
+        ASSERT_GE(p, 0);
+        EXPECT_LT((uint64_t)p, M);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_query_attr(q, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, 0u);
+        EXPECT_EQ(a.available_elems, M);
+    }
+    EXPECT_EQ(ok, (long)(2 * M));
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    // every PE pushed the same sequence, rotated by its rank: sum the adds over PEs
+    int64_t adds = 0, ors = 0;
+    for (int r = 0; r < n; r++) {
+        long cnt = 0;
+        for (int round = 0; round < 2; round++)
+            for (uint64_t i = 0; i < M; i++)
+                if ((int)((i / 3 + (uint64_t)r) % (uint64_t)n) == me && i % 3 != 2)
+                    cnt++;
+        adds += cnt;
+        for (int round = 0; round < 2; round++)
+            for (uint64_t i = 0; i < M; i++)
+                if ((int)((i / 3 + (uint64_t)r) % (uint64_t)n) == me && i % 3 == 2)
+                    ors = 1;
+    }
+    EXPECT_EQ(ctr[0], adds);
+    EXPECT_EQ(ctr[2], ors);
+    EXPECT_EQ(per_op[0] + per_op[1] + per_op[2], ok);
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
 // Full queue: FULL queues nothing, progress frees room, retry succeeds.
 TEST_P(CommQueueModes, FullThenProgressThenRetry)
 {

@@ -12,8 +12,9 @@
  *
  * The protocol between the library and this code is the layout below: a queue object
  * starts with shmemq_cq_fast_t and its slots are shmemq_cq_slot_t (the library uses
- * these very types), and the library keeps `type_ops` zero whenever the inline path
- * must not be taken. Changing the layout changes the library's ABI.
+ * these very types), the library keeps `type_ops` zero whenever the inline path must
+ * not be taken (destroyed, SHARED or timed queues), and `cap` bounds what a buffer may
+ * take. Changing the layout changes the library's ABI.
  *
  * Define SHMEMQ_NO_INLINE before including shmemx.h to get plain calls everywhere
  * (for example to intercept every push through the pshmem_ profiling names).
@@ -39,63 +40,62 @@ extern "C" {
 enum { SHMEMQ_RMA_TYPES(SHMEMQ_CQ_TENUM) SHMEMQ_CQ_NTYPES };
 #undef SHMEMQ_CQ_TENUM
 
-/* One open burst buffer: n of cap records, for element type and window `key`. */
+/* One open burst buffer: n records of the element type and window `key`. The inline
+ * path may add records while n < cap; the library grants cap from the queue's max_elems
+ * (the grant counts as outstanding until the buffer leaves, unused records are given
+ * back), so the inline path keeps no count of its own. */
 typedef struct shmemq_cq_slot {
     uint32_t n, cap;
     uint32_t key;       /* type index | window << 8; 0xffffffff: no open buffer */
-    uint32_t reserved_;
-    uint64_t *disp;     /* target window displacements */
+    uint32_t open_pos;  /* the library's bookkeeping */
+    uint64_t *disp;     /* offsets from the start of the target's heap or data segment */
     unsigned char *opnd; /* operands, element size each */
     struct shmemq_cq_chunk *ch; /* the library's buffer (opaque here) */
 } shmemq_cq_slot_t;
 
 typedef struct shmemq_cq_fast {
-    uint64_t magic;       /* SHMEMQ_CQ_MAGIC_LIVE while the queue exists */
-    uint64_t outstanding; /* operations buffered or in flight */
-    uint64_t max_elems;
+    uint64_t magic;       /* SHMEMQ_CQ_MAGIC_LIVE while the queue exists (library checks) */
     int32_t n_pes;
-    uint8_t type_ops[SHMEMQ_CQ_NTYPES]; /* per type: bit per op the inline path may take */
+    uint8_t type_ops[SHMEMQ_CQ_NTYPES]; /* per type: bit per op the inline path may take;
+                                           all zero once the queue is destroyed */
     shmemq_cq_slot_t *slots;            /* [pe * SHMEMQ_CQ_NSLOTS + slot] */
     /* Symmetric heap and data segment of this PE. An element at offset `off` from a
      * base takes the inline path when off < span: span is the size less 15 bytes, so
      * one comparison proves that an element of up to 16 bytes lies inside. */
     uintptr_t heap_base;
     size_t heap_span;
-    const MPI_Aint *heap_adj; /* per PE: heap displacement in its window */
     uintptr_t data_base;
     size_t data_span;
 } shmemq_cq_fast_t;
 
 /* 1 and the element stored, or 0 when the library call must do it. The library's own
- * push fast path (cq_push) is this function too. */
+ * push fast path (cq_push) is this function too. Every load here is from the queue
+ * object or the open buffer: no counter shared by all targets is written, so pushes
+ * to different PEs do not wait for each other. */
 static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize, void *dest,
                                         const void *src, size_t nelems, int pe,
                                         shmem_op_type_t op)
 {
     shmemq_cq_fast_t *f = (shmemq_cq_fast_t *)(void *)q;
     if (!(f != NULL && nelems == 1 && (unsigned)op < 8u &&
-          f->magic == SHMEMQ_CQ_MAGIC_LIVE && ((f->type_ops[tidx] >> (unsigned)op) & 1u) &&
-          (unsigned)pe < (unsigned)f->n_pes && f->outstanding < f->max_elems &&
+          ((f->type_ops[tidx] >> (unsigned)op) & 1u) && (unsigned)pe < (unsigned)f->n_pes &&
           (src != NULL || op == SHMEM_OP_ATOMIC_INC)))
         return 0;
     uintptr_t off = (uintptr_t)dest - f->heap_base;
-    uint64_t disp;
     uint32_t key;
     if (off < f->heap_span) {
-        disp = (uint64_t)off + (uint64_t)f->heap_adj[pe];
         key = (uint32_t)tidx;
     } else {
         off = (uintptr_t)dest - f->data_base;
         if (off >= f->data_span)
             return 0;
-        disp = (uint64_t)off;
         key = (uint32_t)tidx | (1u << 8);
     }
     shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
     if (s->key != key || s->n >= s->cap)
         return 0;
     uint32_t n = s->n++;
-    s->disp[n] = disp;
+    s->disp[n] = (uint64_t)off;
     unsigned char *o = s->opnd + (size_t)n * esize;
     if (op == SHMEM_OP_ATOMIC_INC) {
         memset(o, 0, esize); /* INC is ADD of 1 (little-endian operand) */
@@ -103,7 +103,6 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
     } else {
         memcpy(o, src, esize);
     }
-    f->outstanding++;
     return 1;
 }
 

@@ -316,17 +316,78 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     note_pe(q, pe);
     s->ch = c;
     s->n = 0;
+    s->cap = 0; /* atomics: granted by slot_grant */
     s->key = (uint32_t)tidx | ((uint32_t)win << 8);
     if (slot == CQ_S_PUT || slot == CQ_S_GET) {
-        s->cap = 0;
         s->disp = NULL;
         s->opnd = NULL;
     } else {
-        s->cap = (uint32_t)(q->cbytes / (8 + h->esize));
         s->disp = (uint64_t *)chunk_data(c);
-        s->opnd = chunk_data(c) + (size_t)s->cap * 8;
+        s->opnd = chunk_data(c) + (size_t)(q->cbytes / (8 + h->esize)) * 8;
     }
+    s->open_pos = q->n_open;
+    q->open_list[q->n_open++] = (uint32_t)(s - CQ_SLOTS(q));
     return 0;
+}
+
+static void slot_unlist(shmem_queue_t q, cq_slot_t *s)
+{
+    uint32_t last = q->open_list[--q->n_open];
+    q->open_list[s->open_pos] = last;
+    CQ_SLOTS(q)[last].open_pos = s->open_pos;
+}
+
+/* Records the open atomic chunk of `s` can hold. */
+static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
+{
+    return (uint32_t)(q->cbytes / (8 + chunk_hdr(s->ch)->esize));
+}
+
+/* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. */
+static void cq_settle(shmem_queue_t q)
+{
+    for (uint32_t i = 0; i < q->n_open; i++) {
+        cq_slot_t *s = &CQ_SLOTS(q)[q->open_list[i]];
+        q->outstanding -= s->cap - s->n;
+        s->cap = s->n;
+    }
+}
+
+/* Operations outstanding, unused grants left out. */
+static uint64_t cq_outstanding(shmem_queue_t q)
+{
+    uint64_t unused = 0;
+    for (uint32_t i = 0; i < q->n_open; i++) {
+        const cq_slot_t *s = &CQ_SLOTS(q)[q->open_list[i]];
+        unused += s->cap - s->n;
+    }
+    return q->outstanding - unused;
+}
+
+/* Grants the open atomic chunk of `s` up to q->grant more records of max_elems (its
+ * room permitting); the number granted, 0 when the queue is full. */
+static uint32_t slot_grant(shmem_queue_t q, cq_slot_t *s)
+{
+    if (q->outstanding >= q->max_elems)
+        cq_settle(q);
+    uint64_t avail = q->max_elems - q->outstanding;
+    uint32_t g = slot_room(q, s) - s->cap;
+    if (g > q->grant)
+        g = q->grant;
+    if (g > avail)
+        g = (uint32_t)avail;
+    s->cap += g;
+    q->outstanding += g;
+    return g;
+}
+
+/* Is there room for nops more operations? Settles the grants before saying no. */
+static inline int cq_room_for(shmem_queue_t q, uint64_t nops)
+{
+    if (q->outstanding + nops <= q->max_elems)
+        return 1;
+    cq_settle(q);
+    return q->outstanding + nops <= q->max_elems;
 }
 
 /* ---- RMA completion ---- */
@@ -339,7 +400,7 @@ static int rma_complete(shmem_queue_t q)
             rc |= pe >= 0 ? MPI_Win_flush(pe, win) : MPI_Win_flush_all(win);
     }
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
-    q->fast.outstanding -= q->n_rma_issued;
+    q->outstanding -= q->n_rma_issued;
     q->n_rma_issued = 0;
     while (q->rma_pending) {
         cq_chunk_t *c = q->rma_pending;
@@ -447,7 +508,7 @@ static int am_epoch_end(shmem_queue_t q, int wait)
         }
     }
     q->ep_pending = 0;
-    q->fast.outstanding -= q->ep_ops;
+    q->outstanding -= q->ep_ops;
     q->ep_ops = 0;
     return rc;
 }
@@ -528,6 +589,8 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     unsigned char *data = chunk_data(c);
     MPI_Win w = h->win ? shmemi.data_win : shmemi.heap_win;
     int pe = c->pe, rc = MPI_SUCCESS;
+    /* chunk offsets are region offsets: the heap starts at heap_adj[pe] in its window */
+    MPI_Aint tbase = h->win ? 0 : shmemi.heap_adj[pe];
     if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && rma_complete(q) != 0)
         return SHMEM_QUEUE_ERR_MPI;
     MPI_Datatype tt, ot;
@@ -555,9 +618,9 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         rc |= MPI_Type_commit(&tt);
         rc |= MPI_Type_commit(&ot);
         if (h->slot == CQ_S_PUT)
-            rc |= MPI_Put(data, 1, ot, pe, 0, 1, tt, w);
+            rc |= MPI_Put(data, 1, ot, pe, tbase, 1, tt, w);
         else
-            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, 0, 1, tt, w);
+            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w);
         MPI_Type_free(&tt);
         MPI_Type_free(&ot);
         q->st.bytes += bytes;
@@ -572,7 +635,7 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         /* operands stay where slot_open put them (slot_issue moves them for AM only) */
         unsigned char *opnd = data + (q->cbytes / (8 + (size_t)h->esize)) * 8;
         if (n == 1) {
-            rc |= MPI_Accumulate(opnd, 1, bt, pe, (MPI_Aint)disp[0], 1, bt, op, w);
+            rc |= MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w);
         } else {
             /* int displacements in elements when they fit (as a hand-written
              * MPI_Type_create_indexed_block would be): half the type description
@@ -590,7 +653,7 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
                 rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
             }
             rc |= MPI_Type_commit(&tt);
-            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, 0, 1, tt, op, w);
+            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w);
             MPI_Type_free(&tt);
         }
         q->st.bytes += (uint64_t)n * h->esize;
@@ -610,7 +673,7 @@ static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         /* our own PE: applied here and now, exactly as a target applies a batch */
         cq_apply(h, chunk_data(c));
         chunk_put(q, c);
-        q->fast.outstanding -= n;
+        q->outstanding -= n;
         q->st.bursts++;
         return 0;
     }
@@ -647,6 +710,8 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     cq_msghdr_t *h = chunk_hdr(c);
     int atomic = h->slot != CQ_S_PUT && h->slot != CQ_S_GET;
     uint32_t n = atomic ? s->n : h->count;
+    q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
+    slot_unlist(q, s);
     s->ch = NULL;
     s->key = CQ_NOKEY;
     s->cap = 0;
@@ -695,11 +760,11 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     /* account for the pushed count: combined ops complete with their partner */
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET) {
         if (rc == 0 && pe_self)
-            q->fast.outstanding -= n - sent; /* merged into ops already applied */
+            q->outstanding -= n - sent; /* merged into ops already applied */
         else if (rc == 0)
             q->n_am_issued += n - sent;
         else
-            q->fast.outstanding -= n; /* not sent: the error goes to the caller */
+            q->outstanding -= n; /* not sent: the error goes to the caller */
     } else {
         q->n_rma_issued += n - sent;
     }
@@ -735,7 +800,7 @@ static int flush_all(shmem_queue_t q)
     r = am_complete(q);
     if (r && !rc)
         rc = r;
-    if (rc == 0 && q->fast.outstanding == 0)
+    if (rc == 0 && q->outstanding == 0)
         q->one_pe = -1; /* nothing open or in flight: track afresh */
     q->st.flushes++;
     return rc;
@@ -761,18 +826,21 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
     uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
     if (s->key != key || s->n >= s->cap) {
-        int rc = slot_issue(q, s);
-        if (rc)
-            return rc;
-        after_burst(q);
-        if ((rc = slot_open(q, s, pe, slot, tidx, win)) != 0)
-            return rc;
+        if (s->key != key || s->n >= slot_room(q, s)) { /* another kind, or a full buffer */
+            int rc = slot_issue(q, s);
+            if (rc)
+                return rc;
+            after_burst(q);
+            if ((rc = slot_open(q, s, pe, slot, tidx, win)) != 0)
+                return rc;
+        }
+        if (slot_grant(q, s) == 0)
+            return SHMEM_QUEUE_ERR_FULL; /* not reached: callers check cq_room_for first */
     }
     size_t es = cq_esize[tidx];
     uint32_t n = s->n++;
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
-    q->fast.outstanding++;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
@@ -785,6 +853,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     size_t rec = slot == CQ_S_PUT ? 16 + ((len + 7) & ~(size_t)7) : 24;
     if (rec > q->cbytes || len > (size_t)INT_MAX) {
         MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
+        disp += win ? 0 : (uint64_t)shmemi.heap_adj[pe];
         int rc = MPI_SUCCESS;
         for (size_t done = 0; done < len;) {
             size_t k = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
@@ -801,7 +870,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
-        q->fast.outstanding++;
+        q->outstanding++;
         q->st.bursts++;
         q->st.bytes += len;
         return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
@@ -830,7 +899,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     }
     c->used += (uint32_t)rec;
     chunk_hdr(c)->count++;
-    q->fast.outstanding++;
+    q->outstanding++;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
@@ -869,19 +938,19 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     int win;
     uint64_t disp;
     const void *remote = op == SHMEM_OP_GET ? src : dest;
-    if (cq_xlate(remote, nbytes, pe, &win, &disp) != 0) {
+    if (cq_xlate(remote, nbytes, &win, &disp) != 0) {
         shmemi_debug(routine, "%s %p (%zu bytes) is not symmetric",
                      op == SHMEM_OP_GET ? "src" : "dest", remote, nbytes);
         return SHMEM_QUEUE_ERR_ADDR;
     }
     int atomic = op != SHMEM_OP_PUT && op != SHMEM_OP_GET;
     uint64_t nops = atomic ? nelems : 1;
-    if (nops > q->fast.max_elems) {
+    if (nops > q->max_elems) {
         shmemi_debug(routine, "%zu operations can never fit a queue of max_elems %llu", (size_t)nops,
-                     (unsigned long long)q->fast.max_elems);
+                     (unsigned long long)q->max_elems);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    if (q->fast.outstanding + nops > q->fast.max_elems) {
+    if (!cq_room_for(q, nops)) {
         q->st.full_returns++;
         return SHMEM_QUEUE_ERR_FULL;
     }
@@ -965,6 +1034,7 @@ static void cq_free_all(shmem_queue_t q)
                 cache_give(CQ_SLOTS(q)[i].ch, q->cbytes);
     }
     free(CQ_SLOTS(q));
+    free(q->open_list);
     free(q->am_dirty);
     free(q->lens);
     free(q->tdisp);
@@ -1098,7 +1168,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fast.n_pes = shmemi.n_pes;
     q->me = shmemi.my_pe;
     q->shared = c->thread_model == SHMEM_QUEUE_SHARED;
-    q->fast.max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
+    q->max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
     q->opmask = c->op_type == SHMEM_OP_ANY ? 0xffu : OPB(c->op_type);
     if (c->op_type == SHMEM_OP_ATOMIC_ADD || c->op_type == SHMEM_OP_ATOMIC_INC)
         q->opmask = OPB(c->op_type); /* exactly the configured op */
@@ -1107,7 +1177,6 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     cq_set_fast(q, q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS);
     q->fast.heap_base = (uintptr_t)shmemi.heap_base;
     q->fast.heap_span = shmemi.heap_size > 15 ? shmemi.heap_size - 15 : 0;
-    q->fast.heap_adj = shmemi.heap_adj;
     q->fast.data_base = (uintptr_t)shmemi.data_base;
     q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
@@ -1165,6 +1234,11 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->hmask = hsize - 1;
     size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
     q->fast.slots = calloc(ns, sizeof(cq_slot_t));
+    q->open_list = malloc(sizeof(uint32_t) * ns);
+    /* grants: a whole buffer when max_elems allows it for every PE at once (an eighth
+     * of max_elems in unused grants at most), smaller at scale, 64 at least */
+    uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
+    q->grant = g < 64 ? 64 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
     q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
     q->lens = malloc(sizeof(int) * maxrec);
     q->tdisp = malloc(sizeof(MPI_Aint) * maxrec);
@@ -1173,7 +1247,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->hstamp = calloc(hsize, sizeof(uint32_t));
     q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+    if (!CQ_SLOTS(q) || !q->open_list || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
         !q->hstamp || !q->freq || !q->fhdr) {
         cq_free_all(q);
         cq_header_free(q);
@@ -1218,6 +1292,7 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,
                 (unsigned long long)q->st.full_returns);
     cq_free_all(q);
+    cq_set_fast(q, 0); /* the inline push now calls the library, which says STATE */
     q->fast.magic = CQ_MAGIC_DEAD;
     cq_unlock(q);
     if (q->shared)
@@ -1254,8 +1329,9 @@ int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
     }
     cq_lock(q);
     attr->queue_id = q->id;
-    attr->outstanding_elems = q->fast.outstanding;
-    attr->available_elems = q->fast.max_elems - q->fast.outstanding;
+    uint64_t out = cq_outstanding(q);
+    attr->outstanding_elems = out;
+    attr->available_elems = q->max_elems - out;
     cq_unlock(q);
     return 0;
 }
@@ -1274,7 +1350,7 @@ int shmem_query_size(shmem_queue_t q, size_t *size)
         return SHMEM_QUEUE_ERR_ARG;
     }
     cq_lock(q);
-    *size = (size_t)q->fast.outstanding;
+    *size = (size_t)cq_outstanding(q);
     cq_unlock(q);
     return 0;
 }
@@ -1309,8 +1385,8 @@ int shmem_queue_progress(shmem_queue_t q)
 {
     /* Programs call this after every push: most calls only count. */
     if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && q->pfast &&
-                      q->fast.outstanding < q->fast.max_elems && (++q->pctr & 255) != 0))
-        return clamp_count(q->fast.outstanding);
+                      q->outstanding < q->max_elems && (++q->pctr & 255) != 0))
+        return clamp_count(cq_outstanding(q));
     int rc = cq_check(q, "shmem_queue_progress");
     if (rc)
         return rc;
@@ -1320,19 +1396,20 @@ int shmem_queue_progress(shmem_queue_t q)
     rc = am_epoch_end(q, 0);
     cq_timer(q);
     if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
-        q->fast.outstanding >= q->fast.max_elems / 2 && q->fast.outstanding > q->n_rma_issued) {
+        q->outstanding >= q->max_elems / 2 && cq_outstanding(q) >= q->max_elems / 2 &&
+        q->outstanding > q->n_rma_issued) {
         rc = issue_all(q);
         if (rc == 0)
             rc = am_epoch_start(q);
     }
-    if (rc == 0 && q->fast.outstanding >= q->fast.max_elems) {
+    if (rc == 0 && !cq_room_for(q, 1)) {
         /* a full queue must make room: the epoch in flight, else everything */
         rc = am_epoch_end(q, 1);
-        if (rc == 0 && q->fast.outstanding >= q->fast.max_elems)
+        if (rc == 0 && q->outstanding >= q->max_elems)
             rc = flush_all(q);
     }
     if (rc == 0)
-        rc = clamp_count(q->fast.outstanding);
+        rc = clamp_count(cq_outstanding(q));
     cq_unlock(q);
     return rc;
 }
@@ -1402,15 +1479,15 @@ int shmemx_queue_comm_push_strided(shmem_queue_t q, void *dest, const void *src,
         shmemi_debug(routine, "PE %d out of range", pe);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    if (cq_xlate(first, blksize, pe, &w1, &d1) || cq_xlate(last, blksize, pe, &w2, &d2) || w1 != w2) {
+    if (cq_xlate(first, blksize, &w1, &d1) || cq_xlate(last, blksize, &w2, &d2) || w1 != w2) {
         shmemi_debug(routine, "strided range is not symmetric");
         return SHMEM_QUEUE_ERR_ADDR;
     }
     cq_lock(q);
-    if (q->fast.outstanding + nblks > q->fast.max_elems) {
+    if (nblks > q->max_elems || !cq_room_for(q, nblks)) {
         q->st.full_returns++;
         cq_unlock(q);
-        return nblks > q->fast.max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
+        return nblks > q->max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
     }
     for (size_t i = 0; i < nblks && rc == 0; i++)
         rc = push_locked(q, routine, (char *)dest + (ptrdiff_t)i * dst_stride,

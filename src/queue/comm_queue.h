@@ -14,7 +14,13 @@
  *   PUT:     a stream of records {uint64 disp, uint64 len, payload padded to 8}
  *   GET:     a stream of records {uint64 disp, uint64 len, uint64 local address}
  *   PACKED atomics (AM messages only): count uint32 displacements, one operand
- * Displacements are MPI window displacements at the target (heap: includes heap_adj).
+ * Displacements are offsets from the start of the target's symmetric heap or data
+ * segment (h->win); an RMA burst adds the heap's displacement in its window (heap_adj).
+ *
+ * Capacity (max_elems): an open atomic chunk's `cap` is a grant of records that counts
+ * as outstanding from the moment it is granted; the unused part is given back when the
+ * chunk leaves or when the queue runs out (cq_settle). So `outstanding` is exact or
+ * over by unused grants, and the push fast path counts nothing.
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H
@@ -74,9 +80,14 @@ _Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margi
 #define CQ_MAGIC_DEAD 0x646561647175657eULL
 
 struct shmem_queue_s {
-    /* MUST stay first: magic, outstanding, max_elems, n_pes, slots, the per-type
-     * inline-path ops (cq_set_fast) and the address ranges the inline push reads */
+    /* MUST stay first: magic, n_pes, slots, the per-type inline-path ops (cq_set_fast)
+     * and the address ranges the inline push reads */
     shmemq_cq_fast_t fast;
+    uint64_t outstanding;  /* in flight + buffered + unused grants (see the top) */
+    uint64_t max_elems;
+    uint32_t grant;        /* records granted to an atomic chunk at a time */
+    uint32_t n_open;       /* open chunks, listed in open_list (slot indices) */
+    uint32_t *open_list;
     uint64_t id;
     int shared;
     int path;      /* CQ_PATH_* for atomics and small puts */
@@ -148,16 +159,15 @@ void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx);
 
-/* Symmetric address -> (window index, displacement at `pe`): shmemi_region plus the
- * heap displacement of the target. */
-static inline int cq_xlate(const void *addr, size_t len, int pe, int *win, uint64_t *disp)
+/* Symmetric address -> (region: 0 heap, 1 data; offset in it), the chunk's terms. */
+static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *disp)
 {
     uintptr_t off;
     int r = shmemi_region(addr, len, &off);
     if (SHMEMI_UNLIKELY(r < 0))
         return -1;
     *win = r;
-    *disp = (uint64_t)off + (r == 0 ? (uint64_t)shmemi.heap_adj[pe] : 0);
+    *disp = (uint64_t)off;
     return 0;
 }
 
