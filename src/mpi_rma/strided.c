@@ -191,6 +191,30 @@ static void do_vector(const xfer_t *x)
     }
 }
 
+/* Copies n blocks of blk bytes between a strided side and a contiguous one. Small
+ * blocks get a fixed-size copy the compiler turns into moves: a libc memcpy call per
+ * 8-byte block cost more than the block (the pack method's strength is many small
+ * blocks). */
+#define STRIDED_COPY_LOOP(SZ)                                                            \
+    if (to_contig)                                                                       \
+        for (size_t i = 0; i < n; i++)                                                   \
+            memcpy(contig + i * (SZ), strided + (ptrdiff_t)i * stride, (SZ));            \
+    else                                                                                 \
+        for (size_t i = 0; i < n; i++)                                                   \
+            memcpy(strided + (ptrdiff_t)i * stride, contig + i * (SZ), (SZ));
+static void copy_blocks(char *strided, ptrdiff_t stride, char *contig, size_t blk, size_t n,
+                        int to_contig)
+{
+    switch (blk) {
+    case 4: STRIDED_COPY_LOOP(4) break;
+    case 8: STRIDED_COPY_LOOP(8) break;
+    case 16: STRIDED_COPY_LOOP(16) break;
+    case 32: STRIDED_COPY_LOOP(32) break;
+    default: STRIDED_COPY_LOOP(blk) break;
+    }
+}
+#undef STRIDED_COPY_LOOP
+
 static void do_pack(const xfer_t *x)
 {
     if (x->blk > SHMEMI_MAX_MPI_COUNT) {
@@ -215,8 +239,7 @@ static void do_pack(const xfer_t *x)
         MPI_Aint disp = x->disp + (MPI_Aint)k * (MPI_Aint)x->rstride;
         int bytes = (int)(cnt * x->blk);
         if (!x->is_get)
-            for (size_t i = 0; i < cnt; i++)
-                memcpy(buf + i * x->blk, local + (ptrdiff_t)i * x->lstride, x->blk);
+            copy_blocks(local, x->lstride, buf, x->blk, cnt, 1);
         pthread_mutex_lock(&tc_lock);
         tc_init_locked();
         MPI_Datatype ttype = MPI_BYTE;
@@ -235,8 +258,7 @@ static void do_pack(const xfer_t *x)
         /* the buffer is reused next round: complete this one first */
         if (x->is_get) {
             SHMEMI_MPI_CHECK(x->routine, MPI_Win_flush(x->rank, x->win));
-            for (size_t i = 0; i < cnt; i++)
-                memcpy(local + (ptrdiff_t)i * x->lstride, buf + i * x->blk, x->blk);
+            copy_blocks(local, x->lstride, buf, x->blk, cnt, 0);
         } else if (k + g < x->n) {
             SHMEMI_MPI_CHECK(x->routine, MPI_Win_flush_local(x->rank, x->win));
         }
@@ -244,15 +266,20 @@ static void do_pack(const xfer_t *x)
 }
 
 /* ---- run-time choice between a cell's two candidate methods ----
- * For shapes whose table cell names an alternative (rule "A/B"), the engine times each
- * call (issue to completion) and keeps, per exact shape, a smoothed time for each of the
- * two methods: the first four calls alternate A, B, A, B (a method's first call may
+ * For shapes whose table cell names an alternative (rule "A/B"), the engine times calls
+ * from issue to REMOTE completion and keeps, per exact shape, a smoothed time for each of
+ * the two methods: the first four calls alternate A, B, A, B (a method's first call may
  * create its datatypes), then the faster one runs and every AD_EXPLORE-th call runs the
  * other, so a change of regime (e.g. the target process sharing its core) is noticed.
- * One sample moves the estimate by a quarter, at most doubling it (one preempted call
- * must not condemn a method). 64 shapes, direct-mapped; a new shape evicts. */
+ * A get is complete when it returns, so every get is a sample. A put returns at local
+ * completion, which says little about a method whose work happens at the target (a
+ * target datatype through MPICH's active messages): only the sample calls (the first
+ * four, the explorations and the call halfway between) wait for remote completion
+ * (MPI_Win_flush) and are timed; the quiet that follows pays less then.
+ * One sample moves the estimate by half, at most doubling it (one preempted call must
+ * not condemn a method). 64 shapes, direct-mapped; a new shape evicts. */
 #define AD_SLOTS 64
-#define AD_EXPLORE 32
+#define AD_EXPLORE 8
 typedef struct {
     size_t blk, n;
     ptrdiff_t ds, ss;
@@ -281,8 +308,10 @@ static inline unsigned ad_slot(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t s
     return (unsigned)((h >> 32) % AD_SLOTS);
 }
 
-/* Which of m0 (the table's method) and m1 (its alternative) this call uses: 0 or 1. */
-static int ad_pick(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0, int m1)
+/* Which of m0 (the table's method) and m1 (its alternative) this call uses: 0 or 1;
+ * *sample: time this call (see above). */
+static int ad_pick(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0, int m1,
+                   int *sample)
 {
     ad_entry_t *e = &ad[ad_slot(is_get, blk, ds, ss, n)];
     pthread_mutex_lock(&ad_lock);
@@ -291,12 +320,14 @@ static int ad_pick(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n,
                           {0, 0}, {0, 0}, 0};
     unsigned c = e->calls++;
     int k;
+    *sample = 1;
     if (e->nsamples[0] < 2 || e->nsamples[1] < 2)
         k = e->nsamples[0] > e->nsamples[1];
     else {
         k = e->t[1] < e->t[0];
         if (c % AD_EXPLORE == 0)
             k = !k;
+        *sample = is_get || c % (AD_EXPLORE / 2) == 0;
     }
     pthread_mutex_unlock(&ad_lock);
     return k;
@@ -313,7 +344,7 @@ static void ad_record(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t
         else if (e->nsamples[k] == 1)
             e->t[k] = dt < e->t[k] ? dt : e->t[k];
         else
-            e->t[k] = 0.75 * e->t[k] + 0.25 * (dt < 2 * e->t[k] ? dt : 2 * e->t[k]);
+            e->t[k] = 0.5 * e->t[k] + 0.5 * (dt < 2 * e->t[k] ? dt : 2 * e->t[k]);
         if (e->nsamples[k] < 2)
             e->nsamples[k]++;
     }
@@ -378,7 +409,7 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
     xfer_t x = {routine, is_get, t.rank, t.win, is_get ? dest : (char *)src, is_get ? ds : ss,
                 t.disp + (MPI_Aint)(remote - lo), rs, blk, n};
     int method = shmemi_strided_get_method();
-    int alt = 0, k = 0, m0 = 0;
+    int alt = 0, k = 0, m0 = 0, sample = 0;
     double t0 = 0;
     if (method == SHMEMI_STRIDED_AUTO) {
         if (n == 1 || (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk)) { /* contiguous */
@@ -405,7 +436,7 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
             }
             if (alt) {
                 m0 = method;
-                k = ad_pick(is_get, blk, ds, ss, n, m0, alt);
+                k = ad_pick(is_get, blk, ds, ss, n, m0, alt, &sample);
                 if (k)
                     method = alt;
                 t0 = MPI_Wtime();
@@ -418,11 +449,11 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
     case SHMEMI_STRIDED_VECTOR: do_vector(&x); break;
     default: break;
     }
-    if (is_get)
+    if (is_get || sample)
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
     else
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
-    if (alt)
+    if (alt && sample)
         ad_record(is_get, blk, ds, ss, n, m0, alt, k, MPI_Wtime() - t0);
 }
 
