@@ -266,18 +266,19 @@ static void do_pack(const xfer_t *x)
 }
 
 /* ---- run-time choice between a cell's two candidate methods ----
- * For shapes whose table cell names an alternative (rule "A/B"), the engine times calls
- * from issue to REMOTE completion and keeps, per exact shape, a smoothed time for each of
- * the two methods: the first four calls alternate A, B, A, B (a method's first call may
- * create its datatypes), then the faster one runs and every AD_EXPLORE-th call runs the
- * other, so a change of regime (e.g. the target process sharing its core) is noticed.
- * A get is complete when it returns, so every get is a sample. A put returns at local
- * completion, which says little about a method whose work happens at the target (a
- * target datatype through MPICH's active messages): only the sample calls (the first
- * four, the explorations and the call halfway between) wait for remote completion
- * (MPI_Win_flush) and are timed; the quiet that follows pays less then.
- * One sample moves the estimate by half, at most doubling it (one preempted call must
- * not condemn a method). 64 shapes, direct-mapped; a new shape evicts. */
+ * For shapes whose table cell names an alternative (rule "A/B"), the engine keeps, per
+ * thread and exact shape, a smoothed time for each of the two methods, from SAMPLE calls
+ * timed from issue to remote completion: the first four calls alternate A, B, A, B (a
+ * method's first call may create its datatypes); then the faster one runs, every
+ * AD_EXPLORE-th call runs the other, and both that call and the one halfway to the next
+ * exploration are samples (2 of AD_EXPLORE calls); the other calls are not timed. A get
+ * is complete when it returns; a sample put ends with MPI_Win_flush instead of
+ * MPI_Win_flush_local (a put returns at local completion, which says little about a
+ * method whose work happens at the target, such as a target datatype applied by MPICH's
+ * active messages), so the next quiet has less to wait for. One sample moves the estimate
+ * by half, at most doubling it (one preempted call must not condemn a method). Per thread
+ * (no lock: a call that is not a sample costs a few compares), 64 shapes, direct-mapped;
+ * a new shape evicts. */
 #define AD_SLOTS 64
 #define AD_EXPLORE 8
 typedef struct {
@@ -290,15 +291,7 @@ typedef struct {
     unsigned calls;
 } ad_entry_t;
 
-static ad_entry_t ad[AD_SLOTS];
-static pthread_mutex_t ad_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static inline int ad_match(const ad_entry_t *e, int is_get, size_t blk, ptrdiff_t ds,
-                           ptrdiff_t ss, size_t n, int m0, int m1)
-{
-    return e->calls && e->is_get == is_get && e->blk == blk && e->ds == ds && e->ss == ss &&
-           e->n == n && e->m[0] == m0 && e->m[1] == m1;
-}
+static _Thread_local ad_entry_t ad[AD_SLOTS];
 
 static inline unsigned ad_slot(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n)
 {
@@ -308,47 +301,41 @@ static inline unsigned ad_slot(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t s
     return (unsigned)((h >> 32) % AD_SLOTS);
 }
 
-/* Which of m0 (the table's method) and m1 (its alternative) this call uses: 0 or 1;
- * *sample: time this call (see above). */
-static int ad_pick(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0, int m1,
-                   int *sample)
+/* The entry of this shape and method pair (reset when another shape held the slot). */
+static ad_entry_t *ad_entry(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n,
+                            int m0, int m1)
 {
     ad_entry_t *e = &ad[ad_slot(is_get, blk, ds, ss, n)];
-    pthread_mutex_lock(&ad_lock);
-    if (!ad_match(e, is_get, blk, ds, ss, n, m0, m1))
+    if (!(e->calls && e->is_get == is_get && e->blk == blk && e->ds == ds && e->ss == ss &&
+          e->n == n && e->m[0] == m0 && e->m[1] == m1))
         *e = (ad_entry_t){blk, n, ds, ss, is_get, {(unsigned char)m0, (unsigned char)m1},
                           {0, 0}, {0, 0}, 0};
-    unsigned c = e->calls++;
-    int k;
-    *sample = 1;
-    if (e->nsamples[0] < 2 || e->nsamples[1] < 2)
-        k = e->nsamples[0] > e->nsamples[1];
-    else {
-        k = e->t[1] < e->t[0];
-        if (c % AD_EXPLORE == 0)
-            k = !k;
-        *sample = is_get || c % (AD_EXPLORE / 2) == 0;
-    }
-    pthread_mutex_unlock(&ad_lock);
-    return k;
+    return e;
 }
 
-static void ad_record(int is_get, size_t blk, ptrdiff_t ds, ptrdiff_t ss, size_t n, int m0,
-                      int m1, int k, double dt)
+/* Which method this call uses (0: the table's, 1: its alternative); *sample: time it. */
+static int ad_pick(ad_entry_t *e, int *sample)
 {
-    ad_entry_t *e = &ad[ad_slot(is_get, blk, ds, ss, n)];
-    pthread_mutex_lock(&ad_lock);
-    if (ad_match(e, is_get, blk, ds, ss, n, m0, m1)) {
-        if (e->nsamples[k] == 0)
-            e->t[k] = dt;
-        else if (e->nsamples[k] == 1)
-            e->t[k] = dt < e->t[k] ? dt : e->t[k];
-        else
-            e->t[k] = 0.5 * e->t[k] + 0.5 * (dt < 2 * e->t[k] ? dt : 2 * e->t[k]);
-        if (e->nsamples[k] < 2)
-            e->nsamples[k]++;
+    unsigned c = e->calls++;
+    if (e->nsamples[0] < 2 || e->nsamples[1] < 2) {
+        *sample = 1;
+        return e->nsamples[0] > e->nsamples[1];
     }
-    pthread_mutex_unlock(&ad_lock);
+    int k = e->t[1] < e->t[0];
+    *sample = c % (AD_EXPLORE / 2) == 0;
+    return c % AD_EXPLORE == 0 ? !k : k;
+}
+
+static void ad_record(ad_entry_t *e, int k, double dt)
+{
+    if (e->nsamples[k] == 0)
+        e->t[k] = dt;
+    else if (e->nsamples[k] == 1)
+        e->t[k] = dt < e->t[k] ? dt : e->t[k];
+    else
+        e->t[k] = 0.5 * e->t[k] + 0.5 * (dt < 2 * e->t[k] ? dt : 2 * e->t[k]);
+    if (e->nsamples[k] < 2)
+        e->nsamples[k]++;
 }
 
 /* |v| * m + add without overflow; -1 when it does not fit. */
@@ -409,7 +396,8 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
     xfer_t x = {routine, is_get, t.rank, t.win, is_get ? dest : (char *)src, is_get ? ds : ss,
                 t.disp + (MPI_Aint)(remote - lo), rs, blk, n};
     int method = shmemi_strided_get_method();
-    int alt = 0, k = 0, m0 = 0, sample = 0;
+    int alt = 0, k = 0, sample = 0;
+    ad_entry_t *ade = NULL;
     double t0 = 0;
     if (method == SHMEMI_STRIDED_AUTO) {
         if (n == 1 || (ds == (ptrdiff_t)blk && ss == (ptrdiff_t)blk)) { /* contiguous */
@@ -435,11 +423,12 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
                 memo.method = method, memo.alt = alt, memo.gen = gen;
             }
             if (alt) {
-                m0 = method;
-                k = ad_pick(is_get, blk, ds, ss, n, m0, alt, &sample);
+                ade = ad_entry(is_get, blk, ds, ss, n, method, alt);
+                k = ad_pick(ade, &sample);
                 if (k)
                     method = alt;
-                t0 = MPI_Wtime();
+                if (sample)
+                    t0 = MPI_Wtime();
             }
         }
     }
@@ -453,8 +442,8 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
     else
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
-    if (alt && sample)
-        ad_record(is_get, blk, ds, ss, n, m0, alt, k, MPI_Wtime() - t0);
+    if (sample)
+        ad_record(ade, k, MPI_Wtime() - t0);
 }
 
 void shmemi_strided_put(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
