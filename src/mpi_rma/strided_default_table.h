@@ -7,7 +7,7 @@
  * (block-size class x stride class x block-count range) the method that was within 3% of
  * the best in the most passes. Two edits by hand since, measured (docs/strided.md): 8-byte
  * gets of 2049+ blocks at every stride go packed (the pack loops copy small blocks
- * inline now), and gets of 129-512-byte blocks by the dozen pick between pack and blocks
+ * inline now), and puts and gets of 129-512-byte blocks by the dozen pick between pack and blocks
  * at run time ("A/B": the engine times sample calls to remote completion). */
 
 /* MPICH 4.0.2 (ch4:ucx): target-side datatypes cost a fixed ~40-70 us per call (active
