@@ -820,6 +820,16 @@ static inline void after_burst(shmem_queue_t q)
 }
 
 /* ---- appends (the queue lock is held) ---- */
+/* Sends the slot's open chunk (if any) and opens a fresh one of the given kind. */
+static int slot_reopen(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
+{
+    int rc = slot_issue(q, s);
+    if (rc)
+        return rc;
+    after_burst(q);
+    return slot_open(q, s, pe, slot, tidx, win);
+}
+
 static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, uint64_t disp,
                          const void *operand)
 {
@@ -827,11 +837,8 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
     if (s->key != key || s->n >= s->cap) {
         if (s->key != key || s->n >= slot_room(q, s)) { /* another kind, or a full buffer */
-            int rc = slot_issue(q, s);
+            int rc = slot_reopen(q, s, pe, slot, tidx, win);
             if (rc)
-                return rc;
-            after_burst(q);
-            if ((rc = slot_open(q, s, pe, slot, tidx, win)) != 0)
                 return rc;
         }
         if (slot_grant(q, s) == 0)
@@ -879,11 +886,8 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
     if (s->key != key || s->ch->used + rec > q->cbytes ||
         chunk_hdr(s->ch)->count >= q->cbytes / 24) {
-        int rc = slot_issue(q, s);
+        int rc = slot_reopen(q, s, pe, slot, CQ_T_BYTES, win);
         if (rc)
-            return rc;
-        after_burst(q);
-        if ((rc = slot_open(q, s, pe, slot, CQ_T_BYTES, win)) != 0)
             return rc;
     }
     cq_chunk_t *c = s->ch;
