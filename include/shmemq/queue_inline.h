@@ -43,7 +43,8 @@ enum { SHMEMQ_RMA_TYPES(SHMEMQ_CQ_TENUM) SHMEMQ_CQ_NTYPES };
 /* One open burst buffer: n records of the element type and window `key`. The inline
  * path may add records while n < cap; the library grants cap from the queue's max_elems
  * (the grant counts as outstanding until the buffer leaves, unused records are given
- * back), so the inline path keeps no count of its own. */
+ * back), so the inline path compares nothing against max_elems; it only counts what it
+ * adds (open_ops), which makes the outstanding count O(1) for the library. */
 typedef struct shmemq_cq_slot {
     uint32_t n, cap;
     uint32_t key;       /* type index | window << 8; 0xffffffff: no open buffer */
@@ -55,6 +56,7 @@ typedef struct shmemq_cq_slot {
 
 typedef struct shmemq_cq_fast {
     uint64_t magic;       /* SHMEMQ_CQ_MAGIC_LIVE while the queue exists (library checks) */
+    uint64_t open_ops;    /* records in open buffers (atomic slots) */
     int32_t n_pes;
     uint8_t type_ops[SHMEMQ_CQ_NTYPES]; /* per type: bit per op the inline path may take;
                                            all zero once the queue is destroyed */
@@ -69,9 +71,7 @@ typedef struct shmemq_cq_fast {
 } shmemq_cq_fast_t;
 
 /* 1 and the element stored, or 0 when the library call must do it. The library's own
- * push fast path (cq_push) is this function too. Every load here is from the queue
- * object or the open buffer: no counter shared by all targets is written, so pushes
- * to different PEs do not wait for each other. */
+ * push fast path (cq_push) is this function too. */
 static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize, void *dest,
                                         const void *src, size_t nelems, int pe,
                                         shmem_op_type_t op)
@@ -103,6 +103,7 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
     } else {
         memcpy(o, src, esize);
     }
+    f->open_ops++;
     return 1;
 }
 

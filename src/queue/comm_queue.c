@@ -349,19 +349,16 @@ static void cq_settle(shmem_queue_t q)
     for (uint32_t i = 0; i < q->n_open; i++) {
         cq_slot_t *s = &CQ_SLOTS(q)[q->open_list[i]];
         q->outstanding -= s->cap - s->n;
+        q->granted -= s->cap - s->n;
         s->cap = s->n;
     }
 }
 
-/* Operations outstanding, unused grants left out. */
-static uint64_t cq_outstanding(shmem_queue_t q)
+/* Operations outstanding: granted records count once they are used (O(1), for
+ * shmem_queue_progress after every push). */
+static inline uint64_t cq_outstanding(shmem_queue_t q)
 {
-    uint64_t unused = 0;
-    for (uint32_t i = 0; i < q->n_open; i++) {
-        const cq_slot_t *s = &CQ_SLOTS(q)[q->open_list[i]];
-        unused += s->cap - s->n;
-    }
-    return q->outstanding - unused;
+    return q->outstanding - q->granted + q->fast.open_ops;
 }
 
 /* Grants the open atomic chunk of `s` up to q->grant more records of max_elems (its
@@ -378,6 +375,7 @@ static uint32_t slot_grant(shmem_queue_t q, cq_slot_t *s)
         g = (uint32_t)avail;
     s->cap += g;
     q->outstanding += g;
+    q->granted += g;
     return g;
 }
 
@@ -711,6 +709,8 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     int atomic = h->slot != CQ_S_PUT && h->slot != CQ_S_GET;
     uint32_t n = atomic ? s->n : h->count;
     q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
+    q->granted -= s->cap;              /* the grant leaves with the chunk ... */
+    q->fast.open_ops -= s->n;          /* ... and so do its records */
     slot_unlist(q, s);
     s->ch = NULL;
     s->key = CQ_NOKEY;
@@ -848,6 +848,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     uint32_t n = s->n++;
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
+    q->fast.open_ops++;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }
@@ -1400,8 +1401,7 @@ int shmem_queue_progress(shmem_queue_t q)
     rc = am_epoch_end(q, 0);
     cq_timer(q);
     if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
-        q->outstanding >= q->max_elems / 2 && cq_outstanding(q) >= q->max_elems / 2 &&
-        q->outstanding > q->n_rma_issued) {
+        cq_outstanding(q) >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
         rc = issue_all(q);
         if (rc == 0)
             rc = am_epoch_start(q);

@@ -20,7 +20,8 @@
  * Capacity (max_elems): an open atomic chunk's `cap` is a grant of records that counts
  * as outstanding from the moment it is granted; the unused part is given back when the
  * chunk leaves or when the queue runs out (cq_settle). So `outstanding` is exact or
- * over by unused grants, and the push fast path counts nothing.
+ * over by unused grants; the exact count is outstanding - granted + fast.open_ops (the
+ * records in open chunks, the one count the push fast path keeps).
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H
@@ -85,6 +86,7 @@ struct shmem_queue_s {
     shmemq_cq_fast_t fast;
     uint64_t outstanding;  /* in flight + buffered + unused grants (see the top) */
     uint64_t max_elems;
+    uint64_t granted;      /* sum of the open atomic chunks' caps */
     uint32_t grant;        /* records granted to an atomic chunk at a time */
     uint32_t n_open;       /* open chunks, listed in open_list (slot indices) */
     uint32_t *open_list;
