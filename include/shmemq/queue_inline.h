@@ -48,7 +48,7 @@ enum { SHMEMQ_RMA_TYPES(SHMEMQ_CQ_TENUM) SHMEMQ_CQ_NTYPES };
 typedef struct shmemq_cq_slot {
     uint32_t n, cap;
     uint32_t key;       /* type index | window << 8; 0xffffffff: no open buffer */
-    uint32_t open_pos;  /* the library's bookkeeping */
+    uint32_t reserved_;
     uint64_t *disp;     /* offsets from the start of the target's heap or data segment */
     unsigned char *opnd; /* operands, element size each */
     struct shmemq_cq_chunk *ch; /* the library's buffer (opaque here) */

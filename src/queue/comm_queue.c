@@ -325,16 +325,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
         s->disp = (uint64_t *)chunk_data(c);
         s->opnd = chunk_data(c) + (size_t)(q->cbytes / (8 + h->esize)) * 8;
     }
-    s->open_pos = q->n_open;
-    q->open_list[q->n_open++] = (uint32_t)(s - CQ_SLOTS(q));
     return 0;
-}
-
-static void slot_unlist(shmem_queue_t q, cq_slot_t *s)
-{
-    uint32_t last = q->open_list[--q->n_open];
-    q->open_list[s->open_pos] = last;
-    CQ_SLOTS(q)[last].open_pos = s->open_pos;
 }
 
 /* Records the open atomic chunk of `s` can hold. */
@@ -343,11 +334,12 @@ static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
     return (uint32_t)(q->cbytes / (8 + chunk_hdr(s->ch)->esize));
 }
 
-/* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. */
+/* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. Only
+ * near max_elems; a slot without an open atomic chunk has cap == n == 0. */
 static void cq_settle(shmem_queue_t q)
 {
-    for (uint32_t i = 0; i < q->n_open; i++) {
-        cq_slot_t *s = &CQ_SLOTS(q)[q->open_list[i]];
+    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++) {
+        cq_slot_t *s = &CQ_SLOTS(q)[i];
         q->outstanding -= s->cap - s->n;
         q->granted -= s->cap - s->n;
         s->cap = s->n;
@@ -711,7 +703,6 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
     q->granted -= s->cap;              /* the grant leaves with the chunk ... */
     q->fast.open_ops -= s->n;          /* ... and so do its records */
-    slot_unlist(q, s);
     s->ch = NULL;
     s->key = CQ_NOKEY;
     s->cap = 0;
@@ -1039,7 +1030,6 @@ static void cq_free_all(shmem_queue_t q)
                 cache_give(CQ_SLOTS(q)[i].ch, q->cbytes);
     }
     free(CQ_SLOTS(q));
-    free(q->open_list);
     free(q->am_dirty);
     free(q->lens);
     free(q->tdisp);
@@ -1239,7 +1229,6 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->hmask = hsize - 1;
     size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
     q->fast.slots = calloc(ns, sizeof(cq_slot_t));
-    q->open_list = malloc(sizeof(uint32_t) * ns);
     /* grants: a whole buffer when max_elems allows it for every PE at once (an eighth
      * of max_elems in unused grants at most), smaller at scale, 64 at least */
     uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
@@ -1252,7 +1241,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->hstamp = calloc(hsize, sizeof(uint32_t));
     q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->open_list || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
         !q->hstamp || !q->freq || !q->fhdr) {
         cq_free_all(q);
         cq_header_free(q);

@@ -88,8 +88,6 @@ struct shmem_queue_s {
     uint64_t max_elems;
     uint64_t granted;      /* sum of the open atomic chunks' caps */
     uint32_t grant;        /* records granted to an atomic chunk at a time */
-    uint32_t n_open;       /* open chunks, listed in open_list (slot indices) */
-    uint32_t *open_list;
     uint64_t id;
     int shared;
     int path;      /* CQ_PATH_* for atomics and small puts */
