@@ -298,6 +298,13 @@ static inline void note_pe(shmem_queue_t q, int pe)
         q->one_pe = q->one_pe == -1 ? pe : -2;
 }
 
+/* Records an atomic chunk of this queue holds for elements of esize bytes: displacements
+ * first, then the operands (which start this many 8-byte displacements in). */
+static inline size_t chunk_records(shmem_queue_t q, size_t esize)
+{
+    return q->cbytes / (8 + esize);
+}
+
 static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
 {
     cq_chunk_t *c = chunk_get(q);
@@ -323,7 +330,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
         s->opnd = NULL;
     } else {
         s->disp = (uint64_t *)chunk_data(c);
-        s->opnd = chunk_data(c) + (size_t)(q->cbytes / (8 + h->esize)) * 8;
+        s->opnd = chunk_data(c) + chunk_records(q, h->esize) * 8;
     }
     return 0;
 }
@@ -331,7 +338,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
 /* Records the open atomic chunk of `s` can hold. */
 static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
 {
-    return (uint32_t)(q->cbytes / (8 + chunk_hdr(s->ch)->esize));
+    return (uint32_t)chunk_records(q, chunk_hdr(s->ch)->esize);
 }
 
 /* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. Only
@@ -623,7 +630,7 @@ static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         MPI_Datatype bt = cq_mpitype[h->tidx];
         const uint64_t *disp = (const uint64_t *)data;
         /* operands stay where slot_open put them (slot_issue moves them for AM only) */
-        unsigned char *opnd = data + (q->cbytes / (8 + (size_t)h->esize)) * 8;
+        unsigned char *opnd = data + chunk_records(q, h->esize) * 8;
         if (n == 1) {
             rc |= MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w);
         } else {
