@@ -469,6 +469,54 @@ TEST(DataQueue, DestroyWithDataReportsLoss)
     EXPECT_EQ(shmem_queue_data_destroy(nullptr, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
 }
 
+// A destroyed queue's exchange buffers are kept for the next queue of the same size
+// (dq_bufcache.c): the next queues must start empty and carry only their own data,
+// whether they get kept buffers or fresh ones.
+TEST(DataQueue, ReusedBuffersStartEmpty)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int k = 16;
+    shmem_queue_config_t c = dcfg(k * sizeof(int64_t), sizeof(int64_t));
+    for (int round = 0; round < 3; round++) {
+        shmem_queue_t a, b;
+        ASSERT_EQ(shmem_queue_data_create(&a, &c, SHMEM_TEAM_WORLD), 0);
+        ASSERT_EQ(shmem_queue_data_create(&b, &c, SHMEM_TEAM_WORLD), 0);
+        for (shmem_queue_t q : {a, b}) {
+            size_t in = 1, out = 1;
+            ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+            EXPECT_EQ(in, 0u);
+            EXPECT_EQ(out, 0u);
+            int64_t x;
+            EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+        }
+        // a: full rooms, delivered, popped only in part, destroyed with data left
+        for (int p = 0; p < n; p++)
+            for (int s = 0; s < k; s++) {
+                int64_t v = val(me, p, 1000 * round + s);
+                ASSERT_EQ(shmem_queue_data_push(a, &v, 1, p), 0);
+            }
+        expect_all(shmem_queue_global_flush(a), 0);
+        int64_t first;
+        ASSERT_EQ(shmem_queue_data_pop(a, &first, 1, 0), 0);
+        EXPECT_EQ(first, val(0, me, 1000 * round));
+        EXPECT_EQ(shmem_queue_data_destroy(&a, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
+        // b (created before a's buffers came back): one element per peer, its own values
+        for (int p = 0; p < n; p++) {
+            int64_t v = val(me, p, 7 + round);
+            ASSERT_EQ(shmem_queue_data_push(b, &v, 1, p), 0);
+        }
+        expect_all(shmem_queue_global_flush(b), 0);
+        for (int p = 0; p < n; p++) {
+            int64_t got = 0;
+            ASSERT_EQ(shmem_queue_data_pop(b, &got, 1, p), 0);
+            EXPECT_EQ(got, val(p, me, 7 + round)) << "from " << p;
+        }
+        int64_t x;
+        EXPECT_EQ(shmem_queue_data_pop(b, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+        EXPECT_EQ(shmem_queue_data_destroy(&b, SHMEM_TEAM_WORLD), 0);
+    }
+}
+
 TEST(DataQueue, BadInputChangesNothing)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();

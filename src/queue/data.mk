@@ -1,7 +1,8 @@
 # data: data queues (collective over a team, MPI_Alltoallv exchange).
 libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
-	src/queue/data_queue.c
+	src/queue/data_queue.c \
+	src/queue/dq_bufcache.c
 shmemqinc_HEADERS += include/shmemq/dataq.h
 
 

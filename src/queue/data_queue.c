@@ -465,8 +465,8 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         size_t n = (size_t)npes;
         q = calloc(1, sizeof *q);
         if (q) {
-            q->h.out = malloc(n * room);
-            q->h.in = malloc(n * room);
+            q->h.out = shmemi_dq_buf_take(n * room);
+            q->h.in = shmemi_dq_buf_take(n * room);
             q->h.out_len = calloc(n, sizeof(size_t));
             q->h.in_head = calloc(n, sizeof(size_t));
             q->h.in_len = calloc(n, sizeof(size_t));
@@ -527,7 +527,9 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         if (ctrl != MPI_COMM_NULL)
             MPI_Comm_free(&ctrl);
         if (q) {
-            free(q->h.out), free(q->h.in), free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
+            shmemi_dq_buf_give(q->h.out, (size_t)npes * room);
+            shmemi_dq_buf_give(q->h.in, (size_t)npes * room);
+            free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
             free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
             free(q->vbuf);
             free(q);
@@ -848,7 +850,10 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    free(q->h.out), free(q->h.in), free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
+    size_t bufbytes = (size_t)q->h.npes * q->h.room;
+    shmemi_dq_buf_give(q->h.out, bufbytes);
+    shmemi_dq_buf_give(q->h.in, bufbytes);
+    free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
     free(q->vbuf);
     live_remove(q);
@@ -880,4 +885,5 @@ void shmemi_dataq_fini(void)
     free(live);
     live = NULL;
     n_live = cap_live = 0;
+    shmemi_dq_buf_cache_free();
 }

@@ -75,6 +75,12 @@ struct shmemi_dataq {
     shmemx_queue_stats_t stats;
 };
 
+/* dq_bufcache.c: exchange buffers kept from destroyed queues for the next of one size.
+ * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
+void *shmemi_dq_buf_take(size_t bytes);
+void shmemi_dq_buf_give(void *p, size_t bytes);
+void shmemi_dq_buf_cache_free(void); /* finalize */
+
 /* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
  * handle is known to be a live data queue (shmemi_is_dataq); attr/size are checked here. */
 int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
