@@ -52,6 +52,7 @@ int shmem_init_thread(int requested, int *provided)
         return -1;
     }
     shmemi.debug = shmemi_env_bool("SHMEM_DEBUG", 0);
+    shmemi_malloc_prime();
 
     int mpi_up = 0, mpi_level = MPI_THREAD_SINGLE;
     MPI_Initialized(&mpi_up);

@@ -118,6 +118,9 @@ int shmemi_wait_request(MPI_Request *req);
 /* Barrier over comm that keeps progressing (never blocks inside MPI). */
 int shmemi_barrier_comm(MPI_Comm comm);
 
+/* ---- process and MPI settings made at init ---- */
+void shmemi_malloc_prime(void); /* malloc_tune.c: glibc's heap thresholds up front */
+
 /* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
 void shmemi_queue_init(void);
 void shmemi_queue_fini(void);
