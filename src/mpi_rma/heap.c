@@ -78,8 +78,15 @@ int shmemi_heap_init(void)
     MPI_Info_set(info, "accumulate_ops", "same_op_no_op");
     MPI_Info_set(info, "which_accumulate_ops", "any_op");
     char *win_base = NULL;
+    /* MPICH's search for equal bases costs one msync per page (mpit_cvar.c); we use
+     * offsets anyway. Only when the user has not chosen a value. */
+    shmemi_cvar_saved_t symheap = {0};
+    if (!getenv("MPIR_CVAR_SHM_SYMHEAP_RETRY") && !getenv("MPICH_SHM_SYMHEAP_RETRY") &&
+        !getenv("MPIR_PARAM_SHM_SYMHEAP_RETRY"))
+        (void)shmemi_cvar_push_int("MPIR_CVAR_SHM_SYMHEAP_RETRY", 0, &symheap);
     int rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
                               &win_base, &shmemi.heap_win);
+    shmemi_cvar_pop(&symheap);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr,

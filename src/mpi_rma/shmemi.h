@@ -120,6 +120,14 @@ int shmemi_barrier_comm(MPI_Comm comm);
 
 /* ---- process and MPI settings made at init ---- */
 void shmemi_malloc_prime(void); /* malloc_tune.c: glibc's heap thresholds up front */
+/* mpit_cvar.c: an integer MPI_T control variable set for a while, then restored. push
+ * returns -1 (and saves nothing) when this MPI has no such variable. */
+typedef struct {
+    int active, old;
+    MPI_T_cvar_handle handle;
+} shmemi_cvar_saved_t;
+int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved);
+void shmemi_cvar_pop(shmemi_cvar_saved_t *saved);
 
 /* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
 void shmemi_queue_init(void);
