@@ -2,7 +2,9 @@
 // targets, fence/quiet/barriers.
 #include <gtest/gtest.h>
 #include <shmem.h>
+#include <mpi.h>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include "test_util.h"
@@ -67,6 +69,31 @@ TEST(Setup, Accessible)
     std::vector<int> v(4);
     EXPECT_FALSE(shmem_addr_accessible(v.data(), 0));
     shmem_free(heap);
+}
+
+// shmem_init sets MPICH's MPIR_CVAR_SHM_SYMHEAP_RETRY to 0 for the heap window only
+// (src/mpi_rma/mpit_cvar.c): afterwards the user's MPI must see its own value again.
+// MPIs without the variable must not know the name (nothing was set there).
+TEST(Setup, MpiControlVariableRestoredAfterInit)
+{
+    int provided, idx;
+    ASSERT_EQ(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided), MPI_SUCCESS);
+    int rc = MPI_T_cvar_get_index("MPIR_CVAR_SHM_SYMHEAP_RETRY", &idx);
+#ifdef MPICH_VERSION
+    ASSERT_EQ(rc, MPI_SUCCESS);
+    MPI_T_cvar_handle h;
+    int count = 0;
+    ASSERT_EQ(MPI_T_cvar_handle_alloc(idx, nullptr, &h, &count), MPI_SUCCESS);
+    ASSERT_EQ(count, 1);
+    int value = -1;
+    ASSERT_EQ(MPI_T_cvar_read(h, &value), MPI_SUCCESS);
+    const char *env = getenv("MPIR_CVAR_SHM_SYMHEAP_RETRY");
+    EXPECT_EQ(value, env ? atoi(env) : 100); // MPICH's default
+    MPI_T_cvar_handle_free(&h);
+#else
+    EXPECT_NE(rc, MPI_SUCCESS);
+#endif
+    MPI_T_finalize();
 }
 
 TEST(Heap, SameOffsetsOnEveryPe)

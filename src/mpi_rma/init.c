@@ -170,8 +170,10 @@ void shmem_finalize(void)
     SHMEMI_MPI_CHECK(routine, MPI_Comm_free(&shmemi.comm));
     shmemi.initialized = 0;
     shmemi.finalized = 1;
-    if (!shmemi.mpi_was_initialized)
+    if (!shmemi.mpi_was_initialized) {
+        shmemi_mpit_fini();
         MPI_Finalize();
+    }
 }
 SHMEMI_PROFILE(shmem_finalize)
 

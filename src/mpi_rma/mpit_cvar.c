@@ -10,27 +10,34 @@
  * and 1.6 s at 4 (oversubscribed) on Debian's MPICH 4.0.2, 0.09 s and 0.7 s without it.
  * shmemq never relies on equal bases (offsets are exchanged; docs/design.md), so the
  * search buys nothing here. An MPI without the variable is left untouched.
+ *
+ * MPI_T stays initialized until shmem_finalize finalizes MPI: Debian's MPICH 4.0.2
+ * forgets every control-variable name once MPI_T's init count drops to zero (a later
+ * MPI_T_cvar_get_index says MPI_T_ERR_INVALID_NAME), which would break the user's own
+ * MPI_T use (test Setup.MpiControlVariableRestoredAfterInit).
  */
 #include "shmemi.h"
 
 #include <stdlib.h>
 
+static int mpit_open; /* our one MPI_T_init_thread, undone by shmemi_mpit_fini */
+
 int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved)
 {
     saved->active = 0;
     int provided, idx, count;
-    if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
-        return -1;
+    if (!mpit_open) {
+        if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+            return -1;
+        mpit_open = 1;
+    }
     MPI_T_cvar_handle h;
     if (MPI_T_cvar_get_index(name, &idx) != MPI_SUCCESS ||
-        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS) {
-        MPI_T_finalize();
+        MPI_T_cvar_handle_alloc(idx, NULL, &h, &count) != MPI_SUCCESS)
         return -1;
-    }
     if (count != 1 || MPI_T_cvar_read(h, &saved->old) != MPI_SUCCESS ||
         MPI_T_cvar_write(h, &value) != MPI_SUCCESS) {
         MPI_T_cvar_handle_free(&h);
-        MPI_T_finalize();
         return -1;
     }
     saved->handle = h;
@@ -45,6 +52,12 @@ void shmemi_cvar_pop(shmemi_cvar_saved_t *saved)
     MPI_T_cvar_handle h = saved->handle;
     (void)MPI_T_cvar_write(h, &saved->old);
     MPI_T_cvar_handle_free(&h);
-    MPI_T_finalize();
     saved->active = 0;
+}
+
+void shmemi_mpit_fini(void)
+{
+    if (mpit_open)
+        MPI_T_finalize();
+    mpit_open = 0;
 }

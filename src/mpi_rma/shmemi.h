@@ -128,6 +128,7 @@ typedef struct {
 } shmemi_cvar_saved_t;
 int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved);
 void shmemi_cvar_pop(shmemi_cvar_saved_t *saved);
+void shmemi_mpit_fini(void); /* right before our MPI_Finalize only (see mpit_cvar.c) */
 
 /* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
 void shmemi_queue_init(void);
