@@ -83,7 +83,11 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
         return 0;
     uintptr_t off = (uintptr_t)dest - f->heap_base;
     uint32_t key;
+#if defined(__GNUC__)
+    if (__builtin_expect(off < f->heap_span, 1)) { /* heap targets are the common case */
+#else
     if (off < f->heap_span) {
+#endif
         key = (uint32_t)tidx;
     } else {
         off = (uintptr_t)dest - f->data_base;
@@ -108,6 +112,10 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
 }
 
 #if !defined(SHMEMQ_NO_INLINE) && !defined(SHMEMQ_BUILDING_LIBRARY)
+/* The library call gets a copy of a one-element operand, not the caller's object: its
+ * address then never leaves the inline code, so the compiler may keep the operand (the
+ * `one` of a histogram) in a register or as a constant instead of reloading it after
+ * every record store. Not for GET (src is the remote address) or INC (src unused). */
 #define SHMEMQ_CQ_DEF_INLINE(T, N)                                                         \
     static inline int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src,  \
                                                   size_t nelems, int pe,                   \
@@ -115,6 +123,11 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
     {                                                                                      \
         if (shmemq_cq_push_inline(q, SHMEMQ_CQ_T_##N, sizeof(T), dest, src, nelems, pe, op)) \
             return 0;                                                                      \
+        if (nelems == 1 && src != NULL && op != SHMEM_OP_GET && op != SHMEM_OP_ATOMIC_INC) { \
+            T operand;                                                                     \
+            memcpy(&operand, src, sizeof(T));                                              \
+            return pshmem_##N##_queue_comm_push(q, dest, &operand, 1, pe, op);            \
+        }                                                                                  \
         return pshmem_##N##_queue_comm_push(q, dest, src, nelems, pe, op);                \
     }
 SHMEMQ_RMA_TYPES(SHMEMQ_CQ_DEF_INLINE)
