@@ -90,14 +90,16 @@ static double k_commq(histo_t *h, int64_t *table, const char *env)
     if (rc) die("shmem_queue_comm_create", rc);
 
     const int64_t one = 1;
-    /* locals: stores into the queue cannot alias them, so they stay in registers */
+    /* locals whose address is never taken: stores into the queue cannot alias them, so
+     * they stay in registers (q itself had its address passed to the create) */
+    shmem_queue_t const cq = q;
     const uint32_t *dpe = h->dpe;
     const uint64_t *doff = h->doff;
     const uint64_t n = h->n;
     shmem_barrier_all();
     double t = bench_now();
     for (uint64_t i = 0; i < n; i++)
-        bench_commq_push_int64("histogram", q, &table[doff[i]], &one, (int)dpe[i],
+        bench_commq_push_int64("histogram", cq, &table[doff[i]], &one, (int)dpe[i],
                                SHMEM_OP_ATOMIC_ADD);
     if ((rc = shmem_queue_local_flush(q))) die("shmem_queue_local_flush", rc);
     shmem_barrier_all();
