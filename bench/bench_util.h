@@ -53,6 +53,20 @@ static inline void bench_commq_push_int64(const char *prog, shmem_queue_t q, int
     if (rc) bench_die(prog, "shmem_int64_queue_comm_push", rc);
 }
 
+/* The hand-written Alltoallv baselines' count exchange: items of this PE per
+ * destination (sc, from dest[0..n)) and, by MPI_Alltoall, per source (rc); returns the
+ * number this PE receives. */
+static inline uint64_t bench_a2a_counts(const uint32_t *dest, uint64_t n, int npes, int *sc,
+                                        int *rc)
+{
+    for (int p = 0; p < npes; p++) sc[p] = 0;
+    for (uint64_t i = 0; i < n; i++) sc[dest[i]]++;
+    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
+    uint64_t nr = 0;
+    for (int p = 0; p < npes; p++) nr += (uint64_t)rc[p];
+    return nr;
+}
+
 /* Is variant `name` in the comma list `only` (NULL: every variant)? */
 static inline int bench_wanted(const char *only, const char *name)
 {

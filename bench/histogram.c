@@ -231,17 +231,6 @@ static double k_mpi_accumulate(histo_t *h, int64_t **tablep, MPI_Win *winp)
     return t;
 }
 
-/* Counts of this PE's updates per destination (sc) and, by MPI_Alltoall, per source (rc). */
-static uint64_t a2a_counts(const histo_t *h, int *sc, int *rc)
-{
-    for (int p = 0; p < h->npes; p++) sc[p] = 0;
-    for (uint64_t i = 0; i < h->n; i++) sc[h->dpe[i]]++;
-    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
-    uint64_t nr = 0;
-    for (int p = 0; p < h->npes; p++) nr += (uint64_t)rc[p];
-    return nr;
-}
-
 static double k_mpi_alltoallv(histo_t *h, int64_t *table)
 {
     int np = h->npes;
@@ -249,14 +238,14 @@ static double k_mpi_alltoallv(histo_t *h, int64_t *table)
     int *sd = calloc(np, sizeof(int)), *rd = calloc(np, sizeof(int));
     int *pos = calloc(np, sizeof(int));
     if (!h->a2a_sbuf) { /* untimed, first rep only: size and touch the buffers */
-        h->a2a_rcap = a2a_counts(h, sc, rc);
+        h->a2a_rcap = bench_a2a_counts(h->dpe, h->n, np, sc, rc);
         h->a2a_sbuf = calloc(h->n ? h->n : 1, sizeof(uint64_t));
         h->a2a_rbuf = calloc(h->a2a_rcap ? h->a2a_rcap : 1, sizeof(uint64_t));
     }
     uint64_t *sbuf = h->a2a_sbuf, *rbuf = h->a2a_rbuf;
     MPI_Barrier(MPI_COMM_WORLD);
     double t = bench_now();
-    uint64_t nr = a2a_counts(h, sc, rc);
+    uint64_t nr = bench_a2a_counts(h->dpe, h->n, np, sc, rc);
     for (int p = 0; p < np; p++) {
         sd[p] = p ? sd[p - 1] + sc[p - 1] : 0;
         rd[p] = p ? rd[p - 1] + rc[p - 1] : 0;

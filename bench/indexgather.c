@@ -276,17 +276,6 @@ static double k_commq_get(ig_t *x)
     return t;
 }
 
-/* Counts of this PE's requests per owner (sc) and, by MPI_Alltoall, per requester (rc). */
-static uint64_t a2a_counts(const ig_t *x, int *sc, int *rc)
-{
-    for (int p = 0; p < x->npes; p++) sc[p] = 0;
-    for (uint64_t i = 0; i < x->r; i++) sc[x->spe[i]]++;
-    MPI_Alltoall(sc, 1, MPI_INT, rc, 1, MPI_INT, MPI_COMM_WORLD);
-    uint64_t nr = 0;
-    for (int p = 0; p < x->npes; p++) nr += (uint64_t)rc[p];
-    return nr;
-}
-
 static double k_mpi_alltoallv(ig_t *x)
 {
     int np = x->npes;
@@ -295,7 +284,7 @@ static double k_mpi_alltoallv(ig_t *x)
     int *pos = calloc(np, sizeof(int));
     if (!x->a2a_sbuf) { /* untimed, first rep only: size and touch the buffers */
         size_t nreq = x->r ? x->r : 1;
-        x->a2a_rcap = a2a_counts(x, sc, rc);
+        x->a2a_rcap = bench_a2a_counts(x->spe, x->r, np, sc, rc);
         size_t ncap = x->a2a_rcap ? x->a2a_rcap : 1;
         x->a2a_sbuf = calloc(nreq, sizeof(uint64_t));
         x->a2a_perm = calloc(nreq, sizeof(uint64_t));
@@ -307,7 +296,7 @@ static double k_mpi_alltoallv(ig_t *x)
     int64_t *back = x->a2a_back, *vals = x->a2a_vals;
     MPI_Barrier(MPI_COMM_WORLD);
     double t = bench_now();
-    uint64_t nr = a2a_counts(x, sc, rc);
+    uint64_t nr = bench_a2a_counts(x->spe, x->r, np, sc, rc);
     for (int p = 0; p < np; p++) {
         sd[p] = p ? sd[p - 1] + sc[p - 1] : 0;
         rd[p] = p ? rd[p - 1] + rc[p - 1] : 0;
