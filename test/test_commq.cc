@@ -413,6 +413,76 @@ TEST_P(CommQueueModes, MixedOpsAndTypes)
 // Capacity is granted to open chunks in parts (docs/queues.md, "Capacity by grants"):
 // pushes spread over every PE and three operations must still reach exactly max_elems
 // before FULL, and the counts must leave unused grants out at every step.
+// The outstanding count has two modes (comm_queue.h): summed over the slots when the
+// program asks rarely, kept by every push once it asks often. Exact in both, and across
+// the switches: on after a few queries, off again at bursts nobody asked between.
+TEST_P(CommQueueModes, OutstandingCountExactWhetherAskedOftenOrNot)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const int T = 8;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ATOMIC_ADD, 1u << 20);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    int64_t one = 1;
+    long pushed = 0; // every PE pushes the same sequence
+    auto push = [&](long k) {
+        for (long i = 0; i < k; i++, pushed++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &ctr[pushed % T], &one, 1,
+                                                 (int)((pushed + me) % n), SHMEM_OP_ATOMIC_ADD),
+                      0);
+    };
+    auto count = [&]() {
+        size_t sz = 0;
+        EXPECT_EQ(shmem_query_size(q, &sz), 0);
+        return (long)sz;
+    };
+    push(100); // asked rarely: summed
+    EXPECT_EQ(count(), 100);
+    for (int i = 1; i <= 10; i++) { // asked after every push: counting from the 4th on
+        push(1);
+        EXPECT_EQ(count(), 100 + i);
+        EXPECT_EQ(shmem_queue_progress(q), 100 + i); // nothing issued yet: all outstanding
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    EXPECT_EQ(count(), 0);
+    // asked after every push across bursts: never more than pushed since the flush
+    // (issued operations may complete, so not exact), nothing left after the flush
+    for (long i = 1; i <= 3 * 8192; i++) {
+        push(1);
+        ASSERT_LE(count(), i);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    EXPECT_EQ(count(), 0);
+    push(50);
+    EXPECT_EQ(count(), 50);
+    // many bursts with no query between them (counting stops), then asked again
+    push(200000);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    EXPECT_EQ(count(), 0);
+    push(7);
+    EXPECT_EQ(count(), 7);
+    for (int i = 1; i <= 6; i++) {
+        push(1);
+        EXPECT_EQ(count(), 7 + i);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    EXPECT_EQ(count(), 0);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    // update j went to PE (j + r) % n for PE r, counter j % T: count ours
+    for (int t = 0; t < T; t++) {
+        long want = 0;
+        for (int r = 0; r < n; r++)
+            for (long j = t; j < pushed; j += T)
+                want += (int)((j + r) % n) == me;
+        EXPECT_EQ(ctr[t], want) << "counter " << t;
+    }
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
 TEST_P(CommQueueModes, FullAtExactlyMaxElemsAcrossTargets)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();

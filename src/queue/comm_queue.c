@@ -353,11 +353,32 @@ static void cq_settle(shmem_queue_t q)
     }
 }
 
-/* Operations outstanding: granted records count once they are used (O(1), for
- * shmem_queue_progress after every push). */
+/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
+static uint64_t open_records(shmem_queue_t q)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
+        n += CQ_SLOTS(q)[i].n;
+    return n;
+}
+
+/* Queries this many times with no burst between them turn counting on (comm_queue.h). */
+#define CQ_COUNT_AFTER 4
+
+/* Operations outstanding: granted records count once they are used. O(1) while
+ * counting; a query also decides whether to start counting. */
 static inline uint64_t cq_outstanding(shmem_queue_t q)
 {
-    return q->outstanding - q->granted + q->fast.open_ops;
+    if (SHMEMI_LIKELY(q->fast.counting)) {
+        q->qcalls = 1; /* asked since the last burst: keep counting */
+        return q->outstanding - q->granted + q->fast.open_ops;
+    }
+    uint64_t open = open_records(q);
+    if (++q->qcalls >= CQ_COUNT_AFTER) {
+        q->fast.open_ops = open;
+        q->fast.counting = 1;
+    }
+    return q->outstanding - q->granted + open;
 }
 
 /* Grants the open atomic chunk of `s` up to q->grant more records of max_elems (its
@@ -709,7 +730,11 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     uint32_t n = atomic ? s->n : h->count;
     q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
     q->granted -= s->cap;              /* the grant leaves with the chunk ... */
-    q->fast.open_ops -= s->n;          /* ... and so do its records */
+    if (q->fast.counting) {
+        q->fast.open_ops -= s->n;      /* ... and so do its records */
+        q->fast.counting = q->qcalls > 0; /* nobody asked since the last burst: stop */
+    }
+    q->qcalls = 0;
     s->ch = NULL;
     s->key = CQ_NOKEY;
     s->cap = 0;
@@ -846,7 +871,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     uint32_t n = s->n++;
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
-    q->fast.open_ops++;
+    q->fast.open_ops += q->fast.counting;
     q->n_buffered += (uint64_t)q->timed;
     return 0;
 }

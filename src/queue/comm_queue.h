@@ -20,8 +20,16 @@
  * Capacity (max_elems): an open atomic chunk's `cap` is a grant of records that counts
  * as outstanding from the moment it is granted; the unused part is given back when the
  * chunk leaves or when the queue runs out (cq_settle). So `outstanding` is exact or
- * over by unused grants; the exact count is outstanding - granted + fast.open_ops (the
- * records in open chunks, the one count the push fast path keeps).
+ * over by unused grants; the exact count is outstanding - granted + the records in open
+ * chunks (the sum of the slots' n).
+ *
+ * That sum costs O(target PEs), and programs may ask for the count after every push
+ * (shmem_queue_progress in the proposal's loops). So the count has two modes: while the
+ * program rarely asks, it is summed when asked and pushes keep no queue-wide counter (a
+ * counter every push increments is a chain through memory: 14% of the histogram's push
+ * loop); after CQ_COUNT_AFTER queries with no burst between them, fast.counting is set
+ * and every push also adds to fast.open_ops, so a query is O(1). A burst that leaves
+ * with no query since the previous one turns counting off again.
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H
@@ -104,6 +112,7 @@ struct shmem_queue_s {
     uint64_t n_rma_issued;
     uint64_t n_am_issued;
     uint32_t pctr;
+    uint32_t qcalls; /* count queries (progress, query_size/attr) since the last burst */
     size_t cbytes; /* data bytes per chunk of this queue */
     int rma_dirty[2];
     int one_pe;    /* the only PE chunks were opened for since the last full flush;
