@@ -53,6 +53,23 @@ static inline void bench_commq_push_int64(const char *prog, shmem_queue_t q, int
     if (rc) bench_die(prog, "shmem_int64_queue_comm_push", rc);
 }
 
+/* A byte count option with an optional K, M or G suffix (powers of 1024); anything
+ * else stops the program (a plain strtoull read "8M" as 8 bytes). */
+static inline uint64_t bench_bytes(const char *prog, const char *opt)
+{
+    char *end;
+    unsigned long long v = strtoull(opt, &end, 0);
+    unsigned shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+    if (shift)
+        end++;
+    if (end == opt || *end != '\0' || v > (UINT64_MAX >> shift)) {
+        fprintf(stderr, "%s: '%s' is not a byte count (a number, optionally K, M or G)\n", prog,
+                opt);
+        exit(2);
+    }
+    return (uint64_t)v << shift;
+}
+
 /* The hand-written Alltoallv baselines' count exchange: items of this PE per
  * destination (sc, from dest[0..n)) and, by MPI_Alltoall, per source (rc); returns the
  * number this PE receives. */

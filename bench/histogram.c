@@ -300,7 +300,7 @@ int main(int argc, char **argv)
         case 'L': h.tpp = 1000000; break;
         case 'r': h.reps = atoi(optarg); break;
         case 'q': h.qelems = strtoull(optarg, NULL, 0); break;
-        case 'b': h.dqbytes = strtoull(optarg, NULL, 0); break;
+        case 'b': h.dqbytes = bench_bytes("histogram", optarg); break;
         case 'B': h.bucket = strtoull(optarg, NULL, 0); break;
         case 's': seed = strtoull(optarg, NULL, 0); break;
         case 'v': h.only = optarg; break;

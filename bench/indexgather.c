@@ -351,7 +351,7 @@ int main(int argc, char **argv)
         case 't': x.tpp = strtoull(optarg, NULL, 0); break;
         case 'r': x.reps = atoi(optarg); break;
         case 'q': x.qelems = strtoull(optarg, NULL, 0); break;
-        case 'b': x.dqbytes = strtoull(optarg, NULL, 0); break;
+        case 'b': x.dqbytes = bench_bytes("indexgather", optarg); break;
         case 's': seed = strtoull(optarg, NULL, 0); break;
         case 'v': x.only = optarg; break;
         case 'o': out = optarg; break;
