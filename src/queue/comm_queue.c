@@ -134,13 +134,19 @@ static void cq_header_free(struct shmem_queue_s *q)
 }
 
 /* 0 if q is a live comm queue, else the error to return (reported under SHMEM_DEBUG). */
+/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
+static uint64_t open_records(shmem_queue_t q)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
+        n += CQ_SLOTS(q)[i].n;
+    return n;
+}
+
 /* ops_pushed including the atomics still in open chunks (counted when they leave). */
 static uint64_t ops_pushed_now(shmem_queue_t q)
 {
-    uint64_t n = q->st.ops_pushed;
-    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
-        n += CQ_SLOTS(q)[i].ch ? CQ_SLOTS(q)[i].n : 0;
-    return n;
+    return q->st.ops_pushed + open_records(q);
 }
 
 static int cq_check(shmem_queue_t q, const char *routine)
@@ -351,15 +357,6 @@ static void cq_settle(shmem_queue_t q)
         q->granted -= s->cap - s->n;
         s->cap = s->n;
     }
-}
-
-/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
-static uint64_t open_records(shmem_queue_t q)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
-        n += CQ_SLOTS(q)[i].n;
-    return n;
 }
 
 /* Queries this many times with no burst between them turn counting on (comm_queue.h). */
