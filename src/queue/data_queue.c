@@ -393,6 +393,17 @@ static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
 
 /* ---- public routines ---- */
 
+/* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
+static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
+{
+    shmemi_dq_buf_give(q->h.out, bufbytes);
+    shmemi_dq_buf_give(q->h.in, bufbytes);
+    free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
+    free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
+    free(q->vbuf);
+    free(q);
+}
+
 int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
                             shmem_team_t team)
 {
@@ -527,12 +538,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         if (ctrl != MPI_COMM_NULL)
             MPI_Comm_free(&ctrl);
         if (q) {
-            shmemi_dq_buf_give(q->h.out, (size_t)npes * room);
-            shmemi_dq_buf_give(q->h.in, (size_t)npes * room);
-            free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
-            free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
-            free(q->vbuf);
-            free(q);
+            dq_free_memory(q, (size_t)npes * room);
         }
         return rc;
     }
@@ -850,14 +856,8 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    size_t bufbytes = (size_t)q->h.npes * q->h.room;
-    shmemi_dq_buf_give(q->h.out, bufbytes);
-    shmemi_dq_buf_give(q->h.in, bufbytes);
-    free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
-    free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
-    free(q->vbuf);
     live_remove(q);
-    free(q);
+    dq_free_memory(q, (size_t)q->h.npes * q->h.room);
     *left_out = left;
     return src;
 }
