@@ -186,8 +186,10 @@ TEST(Ptr, OwnPeAndConsistentRemoteMappings)
         } else {
             shmem_long_p(&heap[me], 1000 + me, pe);
         }
-        if (pe != me) { // the data segment is never mapped
-            EXPECT_EQ(shmem_ptr(&static_slots[0], pe), nullptr);
+        if (pe != me) { // node peers' heaps and globals are mapped; nobody else's
+            bool on_node = shmem_team_translate_pe(SHMEM_TEAM_WORLD, pe, SHMEM_TEAM_SHARED) >= 0;
+            EXPECT_EQ(shmem_ptr(&static_slots[0], pe) != nullptr, on_node) << "PE " << pe;
+            EXPECT_EQ(p != nullptr, on_node) << "PE " << pe;
         }
     }
     shmem_barrier_all();

@@ -15,8 +15,10 @@
  * A window attribute with a delete callback forgets slots whose window is freed
  * (context destroyed, finalize), so no flush ever names a dead window.
  *
- * AMOs on the calling PE go through MPI too: a plain load/store would not be atomic
- * with the other PEs' accumulates.
+ * When the whole job is one node (shmemi.amo_direct, xport.h) every AMO is a CPU atomic
+ * on the target's memory mapped here (the node transport): no MPI call, no target CPU.
+ * Otherwise AMOs on the calling PE and on node peers go through MPI too: a CPU atomic
+ * would not be atomic with the other PEs' accumulates.
  *
  * In a 1.6 batch session (session.c) non-fetching AMOs go to the context's queue and
  * fetching ones complete that queue first. */
@@ -120,7 +122,7 @@ static void amo_tag(MPI_Win win)
 }
 
 /* ---- cores ---- */
-enum { AMO_ACC, AMO_FOP, AMO_CAS };
+enum { AMO_ACC = SHMEMI_AMO_ACC, AMO_FOP = SHMEMI_AMO_FOP, AMO_CAS = SHMEMI_AMO_CAS };
 
 /* Origin for MPI_NO_OP: ignored by MPI, but some implementations touch the pointer. */
 static const uint64_t amo_no_operand[2];
@@ -150,6 +152,10 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         value = amo_no_operand;
     if (SHMEMI_UNLIKELY(ctx->session != NULL)) /* fetch after this PE's queued updates */
         shmemi_session_flush(ctx);
+    if (shmemi_xp_node_amo(&t)) {
+        shmemi_node_amo(t.local, size, AMO_FOP, op, value, NULL, result);
+        return;
+    }
     SHMEMI_MPI_CHECK(routine, MPI_Fetch_and_op(value, result, dt, t.rank, t.disp, op, t.win));
     SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
 }
@@ -162,6 +168,10 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
         return;
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
+    if (shmemi_xp_node_amo(&t)) {
+        shmemi_node_amo(t.local, size, AMO_CAS, MPI_NO_OP, value, cond, result);
+        return;
+    }
     SHMEMI_MPI_CHECK(routine,
                      MPI_Compare_and_swap(value, cond, result, dt, t.rank, t.disp, t.win));
     SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
@@ -186,6 +196,10 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
             return;
         if (kind != AMO_ACC)
             shmemi_session_flush(ctx);
+    }
+    if (shmemi_xp_node_amo(&t)) { /* complete at once: no operand copy needed */
+        shmemi_node_amo(t.local, size, kind, op, v0, v1, result);
+        return;
     }
     ring_lock();
     if (SHMEMI_UNLIKELY(!amo_ring_ready))
@@ -225,6 +239,10 @@ static inline void amo_fetch_nbi(const char *routine, shmem_ctx_t ctx, const voi
     }
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
+    if (shmemi_xp_node_amo(&t)) {
+        shmemi_node_amo(t.local, size, AMO_FOP, MPI_NO_OP, NULL, NULL, result);
+        return;
+    }
     SHMEMI_MPI_CHECK(routine,
                      MPI_Fetch_and_op(amo_no_operand, result, dt, t.rank, t.disp, MPI_NO_OP, t.win));
 }

@@ -96,7 +96,6 @@ int shmemi_ctx_init(void)
         MPI_Win_lock_all(MPI_MODE_NOCHECK, s->data_win);
     }
     MPI_Info_free(&info);
-    shmemi_ptr_init();
     pool_ms = (shmemi_wtime() - t0) * 1e3;
     shmemi_debug("shmem_init", "%d context window pairs in %.2f ms", pool_n, pool_ms);
     return pool_n == n ? 0 : -1;
@@ -119,7 +118,6 @@ void shmemi_ctx_fini(void)
     free(pool);
     pool = NULL;
     pool_n = 0;
-    shmemi_ptr_fini();
 }
 
 static int ctx_create(const char *routine, struct shmemq_team *team, long options,

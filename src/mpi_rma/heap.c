@@ -1,5 +1,5 @@
-/* heap.c: the symmetric heap. One MPI_Win_allocate window per job, locked once with
- * MPI_Win_lock_all; a deterministic allocator (every PE makes the same calls, so every
+/* heap.c: the symmetric heap. One window per job (MPI_Win_allocate, or an MPI_Win_create
+ * over node-shared memory: node.c), locked once with MPI_Win_lock_all; a deterministic allocator (every PE makes the same calls, so every
  * PE gets the same offsets) carves it up. Block metadata lives outside the heap so the
  * heap holds only user data. */
 #include "shmemi.h"
@@ -84,8 +84,7 @@ int shmemi_heap_init(void)
     if (!getenv("MPIR_CVAR_SHM_SYMHEAP_RETRY") && !getenv("MPICH_SHM_SYMHEAP_RETRY") &&
         !getenv("MPIR_PARAM_SHM_SYMHEAP_RETRY"))
         (void)shmemi_cvar_push_int("MPIR_CVAR_SHM_SYMHEAP_RETRY", 0, &symheap);
-    int rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
-                              &win_base, &shmemi.heap_win);
+    int rc = shmemi_node_heap_window(size + HEAP_BASE_ALIGN, info, &win_base, &shmemi.heap_win);
     shmemi_cvar_pop(&symheap);
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
@@ -107,6 +106,7 @@ int shmemi_heap_init(void)
     MPI_Allgather(&adj, 1, MPI_AINT, shmemi.heap_adj, 1, MPI_AINT, shmemi.comm);
     shmemi.heap_base = win_base + adj;
     shmemi.heap_size = size;
+    shmemi_node_heap_done();
     blocks = NULL;
     block_new(0, size, 1, NULL, NULL);
     return 0;

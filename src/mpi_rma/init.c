@@ -78,6 +78,8 @@ int shmem_init_thread(int requested, int *provided)
     MPI_Comm_rank(shmemi.comm, &shmemi.my_pe);
     MPI_Comm_size(shmemi.comm, &shmemi.n_pes);
 
+    if (shmemi_node_comm_init() != 0)
+        shmemi_fatal(routine, "finding the PEs of this node failed");
     if (shmemi_heap_init() != 0 || shmemi_symseg_init() != 0) {
         MPI_Comm_free(&shmemi.comm);
         return -1; /* the init routines reported why, on every PE */
@@ -92,8 +94,8 @@ int shmem_init_thread(int requested, int *provided)
     w->predefined = 1;
 
     struct shmemq_team *s = &shmemi.team_shared;
-    SHMEMI_MPI_CHECK(routine, MPI_Comm_split_type(shmemi.comm, MPI_COMM_TYPE_SHARED, shmemi.my_pe,
-                                                  MPI_INFO_NULL, &s->comm));
+    shmemi_node_done();
+    SHMEMI_MPI_CHECK(routine, MPI_Comm_dup(shmemi.node_comm, &s->comm));
     MPI_Comm_rank(s->comm, &s->my_pe);
     MPI_Comm_size(s->comm, &s->n_pes);
     s->config.num_contexts = 0;
@@ -163,6 +165,7 @@ void shmem_finalize(void)
     MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();
+    shmemi_node_fini();
     shmemi_team_fini(); /* after the data queues, which hold team pointers */
     MPI_Comm_free(&shmemi.team_shared.comm);
     free(shmemi.team_shared.world_pe);

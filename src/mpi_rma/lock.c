@@ -30,6 +30,10 @@ _Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "the lock word must hold 64
 static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t value, MPI_Op op)
 {
     uint32_t old = 0;
+    if (shmemi_xp_node_amo(t)) {
+        shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_FOP, op, &value, NULL, &old);
+        return old;
+    }
     MPI_Request req;
     SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&value, 1, MPI_UINT32_T, &old, 1, MPI_UINT32_T,
                                                   t->rank, t->disp, 1, MPI_UINT32_T, op, t->win,
@@ -41,6 +45,10 @@ static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t
 static uint32_t cas(const char *routine, const shmemi_target_t *t, uint32_t compare, uint32_t value)
 {
     uint32_t old = 0, after = 0;
+    if (shmemi_xp_node_amo(t)) {
+        shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_CAS, MPI_NO_OP, &value, &compare, &old);
+        return old;
+    }
     MPI_Request req;
     SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&value, &compare, &old, MPI_UINT32_T, t->rank,
                                                    t->disp, t->win));

@@ -1,42 +1,11 @@
 /* ptr.c: shmem_ptr and the 1.6 shmem_team_ptr.
  *
- * The calling PE's own symmetric objects are reachable by loads and stores, so their
- * address is returned. For other PEs we ask MPI whether their heap is mapped here:
- * MPI_Win_shared_query on the heap window (MPI_ERRORS_RETURN is set on it). MPICH
- * 4.0.2 refuses it for MPI_Win_allocate windows; Open MPI may answer. A mapping is
- * used only when the query succeeds with a non-NULL base covering the whole heap and
- * the PE is in SHMEM_TEAM_SHARED. The data-segment window is MPI_Win_create memory,
- * never shared: NULL. The per-PE bases are learned once at init (the query is local). */
+ * The calling PE's own symmetric objects, and those of every PE of its node
+ * (SHMEM_TEAM_SHARED), are mapped in this process by the node transport (node.c): the
+ * heap through MPI shared memory, static and global variables through the data segment
+ * moved into shared memory at init. shmem_ptr returns that mapping; NULL for PEs off
+ * the node (and for regions that could not be mapped). */
 #include "shmemi_p2p.h"
-
-static char **peer_heap; /* per world PE: its heap_base as mapped here, or NULL */
-
-void shmemi_ptr_init(void)
-{
-    peer_heap = calloc((size_t)shmemi.n_pes, sizeof *peer_heap);
-    if (peer_heap == NULL)
-        return;
-    peer_heap[shmemi.my_pe] = shmemi.heap_base;
-    const struct shmemq_team *shared = &shmemi.team_shared;
-    for (int i = 0; i < shared->n_pes; i++) {
-        int pe = shmemi_team_world_pe(shared, i);
-        if (pe < 0 || pe == shmemi.my_pe)
-            continue;
-        MPI_Aint size = 0;
-        int disp_unit = 0;
-        char *base = NULL;
-        if (MPI_Win_shared_query(shmemi.heap_win, pe, &size, &disp_unit, &base) != MPI_SUCCESS)
-            continue;
-        if (base != NULL && size >= shmemi.heap_adj[pe] + (MPI_Aint)shmemi.heap_size)
-            peer_heap[pe] = base + shmemi.heap_adj[pe];
-    }
-}
-
-void shmemi_ptr_fini(void)
-{
-    free(peer_heap);
-    peer_heap = NULL;
-}
 
 void *shmem_ptr(const void *dest, int pe)
 {
@@ -48,9 +17,8 @@ void *shmem_ptr(const void *dest, int pe)
         return NULL;
     if (pe == shmemi.my_pe)
         return (void *)dest;
-    if (region == 0 && peer_heap != NULL && peer_heap[pe] != NULL)
-        return peer_heap[pe] + off;
-    return NULL;
+    char *base = shmemi_xp_node_base(region, pe);
+    return base ? base + off : NULL;
 }
 SHMEMI_PROFILE(shmem_ptr)
 

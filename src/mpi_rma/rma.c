@@ -3,8 +3,8 @@
  *
  * Blocking put = MPI_Put + MPI_Win_flush_local (source reusable, as OpenSHMEM asks);
  * blocking get = MPI_Get + MPI_Win_flush; _nbi forms complete at quiet
- * (MPI_Win_flush_all). Transfers to the calling PE are plain memory copies: the
- * windows use MPI's unified model, so local stores are the window's memory.
+ * (MPI_Win_flush_all). Transfers to the calling PE and to node peers are plain memory
+ * copies (the node transport, xport.h): complete on return, no target CPU needed.
  * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
 #include "shmemi_p2p.h"
 
@@ -20,8 +20,8 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         shmemi_bad_arg(routine, "NULL source with %zu bytes", nbytes);
         return;
     }
-    if (t.rank == shmemi.my_pe) {
-        memmove(dest, src, nbytes);
+    if (shmemi_xp_node_bytes(&t)) { /* this PE or a node peer: a copy */
+        memmove(t.local, src, nbytes);
         return;
     }
     /* 1.6 batch session: small puts go to the context's queue */
@@ -53,8 +53,8 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
     /* a get reads this PE's earlier session updates, as it would without a session */
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
-    if (t.rank == shmemi.my_pe) {
-        memmove(dest, src, nbytes);
+    if (shmemi_xp_node_bytes(&t)) {
+        memmove(dest, t.local, nbytes);
         return;
     }
     for (size_t done = 0; done < nbytes;) {

@@ -78,6 +78,15 @@ typedef struct {
     size_t data_size;
     MPI_Win data_win;
 
+    /* node transport (node.c): node_base[0][pe] / [1][pe] is PE pe's heap_base /
+     * data_base as mapped in this process, NULL when pe is not reachable directly */
+    MPI_Comm node_comm; /* this PE's node (SHMEMQ_NODE_PES may cut real nodes) */
+    int node_size;
+    char **node_base[2];
+    MPI_Win heap_shwin; /* MPI_Win_allocate_shared behind heap_win, or MPI_WIN_NULL */
+    int node_heap_ok, node_data_ok;
+    int amo_direct; /* the whole job is one node: every AMO is a CPU atomic */
+
     int debug; /* SHMEM_DEBUG set: report and abort on invalid arguments */
     struct shmemq_ctx default_ctx;
     struct shmemq_team team_world;
@@ -140,7 +149,14 @@ void shmemi_dataq_fini(void);   /* data_queue.c: free data queues never destroye
 void shmemi_coll_legacy_fini(void); /* coll_legacy.c: cached active-set communicators */
 void shmemi_team_fini(void);    /* team.c: split teams never destroyed */
 
-/* ---- symmetric memory (heap.c, symseg.c) ---- */
+/* ---- symmetric memory (heap.c, symseg.c, node.c) ---- */
+int shmemi_node_comm_init(void);
+/* The heap's world window of `bytes`, node-mapped where possible (see node.c). */
+int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *win);
+void shmemi_node_heap_done(void);   /* after heap_adj is known */
+void shmemi_node_data_share(void);  /* data_base/data_size known, before its window */
+void shmemi_node_done(void);        /* both regions: decide the atomic domain */
+void shmemi_node_fini(void);
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);
 int shmemi_symseg_init(void);
@@ -208,6 +224,7 @@ typedef struct {
     int rank;
     MPI_Win win;
     MPI_Aint disp;
+    char *local; /* node transport: the target bytes as mapped here, or NULL */
 } shmemi_target_t;
 
 int shmemi_check_fail(const char *routine, shmem_ctx_t ctx, const void *remote, size_t len,
@@ -219,8 +236,15 @@ static inline int shmemi_target(const char *routine, shmem_ctx_t ctx, const void
     const struct shmemq_ctx *c = shmemi_ctx(ctx);
     if (SHMEMI_LIKELY(c != NULL && shmemi.initialized)) {
         t->rank = shmemi_team_world_pe(c->team, pe);
-        if (SHMEMI_LIKELY(t->rank >= 0 && shmemi_xlate(c, remote, len, t->rank, &t->win, &t->disp) == 0))
+        uintptr_t off;
+        int r = shmemi_region(remote, len, &off);
+        if (SHMEMI_LIKELY(t->rank >= 0 && r >= 0)) {
+            t->win = r == 0 ? c->heap_win : c->data_win;
+            t->disp = (MPI_Aint)off + (r == 0 ? c->heap_adj[t->rank] : 0);
+            char *b = shmemi.node_base[r][t->rank];
+            t->local = b ? b + off : NULL;
             return 0;
+        }
     }
     (void)shmemi_check_fail(routine, ctx, remote, len, pe);
     return -1;

@@ -6,6 +6,7 @@
 #define SHMEMI_P2P_H
 
 #include "shmemi.h"
+#include "xport.h"
 #include <sched.h>
 
 /* One iteration of a local wait loop. MPI_Win_sync is the memory barrier of MPI's
@@ -48,9 +49,6 @@ static inline MPI_Win shmemi_sync_win(const void *addr, size_t len)
     return shmemi.heap_win;
 }
 
-/* ptr.c: learn which PEs' heaps are mapped into this process (called at init). */
-void shmemi_ptr_init(void);
-void shmemi_ptr_fini(void);
 
 /* session.c: 1.6 context sessions. ctx->session != NULL means a batch session is active.
  * put/amo: 0 when the operation went into the session's queue, -1 when the caller must

@@ -10,6 +10,8 @@
  * The _nbi forms order the same way (the flush costs one round trip; MPI has no
  * cheaper put-then-accumulate ordering across targets' windows). Signals are always
  * accumulates, also to the calling PE, so adds from many PEs are atomic together.
+ * Node peers (xport.h): the data is a copy, the signal a CPU atomic when the job is
+ * one node (else still an accumulate, after a fence).
  * signal_fetch is MPI_Fetch_and_op(MPI_NO_OP) on the calling PE; signal_wait_until
  * spins on atomic loads with MPI_Win_sync + progress (see p2p.c). */
 #include "shmemi_p2p.h"
@@ -41,6 +43,10 @@ static int signal_target(const char *routine, shmem_ctx_t ctx, const uint64_t *s
 
 static void signal_update(const char *routine, const shmemi_target_t *t, uint64_t value, MPI_Op op)
 {
+    if (shmemi_xp_node_amo(t)) { /* seq_cst: after the data stores, as the flush orders */
+        shmemi_node_amo(t->local, sizeof value, SHMEMI_AMO_ACC, op, &value, NULL, NULL);
+        return;
+    }
     SHMEMI_MPI_CHECK(routine, MPI_Accumulate(&value, 1, MPI_UINT64_T, t->rank, t->disp, 1,
                                              MPI_UINT64_T, op, t->win));
     /* An accumulate to the calling PE may be held back by MPI until a flush (MPICH
@@ -74,8 +80,9 @@ static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const v
             shmemi_bad_arg(routine, "NULL source with %zu bytes", nbytes);
             return;
         }
-        if (dt.rank == shmemi.my_pe) {
-            memmove(dest, src, nbytes);
+        if (shmemi_xp_node_bytes(&dt)) {
+            memmove(dt.local, src, nbytes);
+            shmemi_node_quiet(); /* the data before the signal, whichever path it takes */
         } else {
             for (size_t done = 0; done < nbytes;) {
                 size_t n = nbytes - done < SHMEMI_MAX_MPI_COUNT ? nbytes - done
@@ -128,6 +135,10 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
     if (SHMEMI_UNLIKELY(signal_target(routine, SHMEM_CTX_DEFAULT, sig_addr, shmemi.my_pe, &t)))
         return 0;
     uint64_t value = 0;
+    if (shmemi_xp_node_amo(&t)) {
+        shmemi_node_amo(t.local, sizeof value, SHMEMI_AMO_FOP, MPI_NO_OP, NULL, NULL, &value);
+        return value;
+    }
     SHMEMI_MPI_CHECK(routine, MPI_Fetch_and_op(NULL, &value, MPI_UINT64_T, t.rank, t.disp,
                                                MPI_NO_OP, t.win));
     SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));

@@ -15,6 +15,7 @@
  * reusable), get after MPI_Win_flush (data arrived). Transfers to the calling PE are
  * local copies (unified windows: local memory is the window). */
 #include "strided_impl.h"
+#include "xport.h"
 #include <pthread.h>
 
 /* ---- committed-datatype cache: 2-way set associative; the entry fetched first in a
@@ -388,9 +389,12 @@ static void strided_xfer(const char *routine, shmem_ctx_t ctx, int is_get, char 
         shmemi_bad_arg(routine, "NULL local buffer with %zu blocks", n);
         return;
     }
-    if (t.rank == shmemi.my_pe) {
+    if (shmemi_xp_node_bytes(&t)) { /* this PE or a node peer: copies */
+        char *r = t.local + (remote - lo); /* the remote side's first block, mapped here */
+        char *d = is_get ? dest : r;
+        const char *sp = is_get ? r : src;
         for (size_t k = 0; k < n; k++)
-            memmove(dest + (ptrdiff_t)k * ds, src + (ptrdiff_t)k * ss, blk);
+            memmove(d + (ptrdiff_t)k * ds, sp + (ptrdiff_t)k * ss, blk);
         return;
     }
     xfer_t x = {routine, is_get, t.rank, t.win, is_get ? dest : (char *)src, is_get ? ds : ss,

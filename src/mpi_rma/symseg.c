@@ -1,5 +1,6 @@
 /* symseg.c: static and global variables are symmetric. The executable's writable
- * segment (.data and .bss) is exposed through a second window, created over the same
+ * segment (.data and .bss), moved into node-shared memory first (node.c), is exposed
+ * through a second window, created over the same
  * address range on every PE (same binary, so the same offsets from the segment start).
  *
  * The window base is aligned down to 64 bytes and displacements are offset from it:
@@ -56,6 +57,7 @@ int shmemi_symseg_init(void)
     uintptr_t base = seg.start & ~(uintptr_t)63;
     shmemi.data_base = (char *)base;
     shmemi.data_size = (size_t)(seg.end - base);
+    shmemi_node_data_share(); /* node peers map it; the window then covers the new pages */
 
     MPI_Info info;
     MPI_Info_create(&info);

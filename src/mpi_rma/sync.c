@@ -11,6 +11,7 @@ void shmemi_ctx_quiet(struct shmemq_ctx *c)
 {
     if (SHMEMI_UNLIKELY(c->session != NULL)) /* a batch session's queue first (session.c) */
         shmemi_session_flush(c);
+    shmemi_node_quiet(); /* the node transport's stores */
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->data_win));
 }
