@@ -57,7 +57,7 @@ static inline unsigned char *cq_addr(int win, uint64_t disp)
         UT *p = (UT *)a;                                                                   \
         UT v;                                                                              \
         memcpy(&v, operand, sizeof v);                                                     \
-        if (cq_atomic_apply) {                                                             \
+        if (atomic) {                                                                      \
             switch (slot) {                                                                \
             case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
             case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
@@ -76,15 +76,20 @@ static inline unsigned char *cq_addr(int win, uint64_t disp)
         }                                                                                  \
     } while (0)
 
-void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand)
+static inline void apply_one(unsigned char *a, int slot, int esize, const void *operand,
+                             int atomic)
 {
-    unsigned char *a = cq_addr(win, disp);
     if (esize == 8)
         CQ_APPLY_INT(uint64_t);
     else if (esize == 4)
         CQ_APPLY_INT(uint32_t);
     else
         memcpy(a, operand, (size_t)esize); /* not reached: AMO types are 4 or 8 bytes */
+}
+
+void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand)
+{
+    apply_one(cq_addr(win, disp), slot, esize, operand, cq_atomic_apply);
 }
 
 /* The hot loops of the histogram: unsigned 64-bit adds (two's complement makes signed
@@ -94,9 +99,10 @@ void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *opera
  * adds are independent, so out-of-order execution overlaps their misses anyway, and a
  * prefetch per add measured slower at 1000 and at 1M counters (8 MiB) alike. */
 #define CQ_APPLY_ADD64(NAME, DISP_T, VPARAM, VAL)                                          \
-    static void NAME(unsigned char *base, const DISP_T *disp, VPARAM, uint32_t n)         \
+    static void NAME(unsigned char *base, const DISP_T *disp, VPARAM, uint32_t n,         \
+                     int atomic)                                                           \
     {                                                                                      \
-        if (cq_atomic_apply) {                                                             \
+        if (atomic) {                                                                      \
             for (uint32_t i = 0; i < n; i++)                                               \
                 __atomic_fetch_add((uint64_t *)(base + disp[i]), VAL, __ATOMIC_RELAXED);   \
         } else {                                                                           \
@@ -107,6 +113,40 @@ void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *opera
 CQ_APPLY_ADD64(apply_add64, uint64_t, const uint64_t *v, v[i])
 CQ_APPLY_ADD64(apply_add64_packed, uint32_t, uint64_t v, v)
 #undef CQ_APPLY_ADD64
+
+void cq_apply_atomics(unsigned char *base, int slot, int esize, const uint64_t *disp,
+                      const unsigned char *opnd, uint32_t n, int atomic)
+{
+    if (slot == CQ_S_ADD && esize == 8) {
+        apply_add64(base, disp, (const uint64_t *)(const void *)opnd, n, atomic);
+        return;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        apply_one(base + disp[i], slot, esize, opnd + (size_t)i * esize, atomic);
+}
+
+void cq_apply_puts(unsigned char *base, const unsigned char *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t d, len;
+        memcpy(&d, p, 8);
+        memcpy(&len, p + 8, 8);
+        memcpy(base + d, p + 16, len);
+        p += 16 + ((len + 7) & ~(uint64_t)7);
+    }
+}
+
+void cq_apply_gets(const unsigned char *base, const unsigned char *p, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t d, len, local;
+        memcpy(&d, p, 8);
+        memcpy(&len, p + 8, 8);
+        memcpy(&local, p + 16, 8);
+        memcpy((void *)(uintptr_t)local, base + d, len);
+        p += 24;
+    }
+}
 
 /* The checks read every element unconditionally so that they vectorize (asked for
  * explicitly: GCC 12's -O2 vectorizes only trivially cheap loops). */
@@ -174,38 +214,26 @@ size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n)
 void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
 {
     uint32_t n = h->count;
+    unsigned char *base = cq_addr(h->win, 0);
     if (h->type == CQ_MSG_PACKED) {
         const uint32_t *disp = (const uint32_t *)data;
         const unsigned char *v = data + (size_t)n * 4;
         if (h->slot == CQ_S_ADD && h->esize == 8) {
             uint64_t v64;
             memcpy(&v64, v, 8);
-            apply_add64_packed(cq_addr(h->win, 0), disp, v64, n);
+            apply_add64_packed(base, disp, v64, n, cq_atomic_apply);
             return;
         }
         for (uint32_t i = 0; i < n; i++)
-            cq_apply_one(h->slot, h->esize, h->win, disp[i], v);
+            apply_one(base + disp[i], h->slot, h->esize, v, cq_atomic_apply);
         return;
     }
     if (h->slot == CQ_S_PUT) {
-        const unsigned char *p = data;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t d, len;
-            memcpy(&d, p, 8);
-            memcpy(&len, p + 8, 8);
-            memcpy(cq_addr(h->win, d), p + 16, len);
-            p += 16 + ((len + 7) & ~(uint64_t)7);
-        }
+        cq_apply_puts(base, data, n);
         return;
     }
-    const uint64_t *disp = (const uint64_t *)data;
-    const unsigned char *opnd = data + (size_t)n * 8;
-    if (h->slot == CQ_S_ADD && h->esize == 8) {
-        apply_add64(cq_addr(h->win, 0), disp, (const uint64_t *)opnd, n);
-        return;
-    }
-    for (uint32_t i = 0; i < n; i++)
-        cq_apply_one(h->slot, h->esize, h->win, disp[i], opnd + (size_t)i * h->esize);
+    cq_apply_atomics(base, h->slot, h->esize, (const uint64_t *)data, data + (size_t)n * 8, n,
+                     cq_atomic_apply);
 }
 
 static void repost(int i)

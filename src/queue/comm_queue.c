@@ -716,6 +716,38 @@ static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     return 0;
 }
 
+/* The node transport (xport.h) reaches PE pe's region: its base mapped here, or NULL.
+ * Atomics only when the whole job is one node (the job's single atomic domain). */
+static inline unsigned char *node_target(int pe, int win, int atomic)
+{
+    if (atomic && !shmemi.amo_direct)
+        return NULL;
+    return (unsigned char *)shmemi_xp_node_base(win, pe);
+}
+
+/* Applies the slot's chunk (n pushed records, `sent` after combining) at `base`: complete
+ * on return, so every pushed record leaves the outstanding count now. */
+static int node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
+                      uint32_t n, uint32_t sent)
+{
+    cq_msghdr_t *h = chunk_hdr(c);
+    if (h->slot == CQ_S_PUT) {
+        cq_apply_puts(base, chunk_data(c), n);
+        q->st.bytes += c->used;
+    } else if (h->slot == CQ_S_GET) {
+        cq_apply_gets(base, chunk_data(c), n);
+        q->st.bytes += c->used;
+    } else {
+        cq_apply_atomics(base, h->slot, h->esize, s->disp, s->opnd, sent, 1);
+        q->st.bytes += (uint64_t)sent * h->esize;
+    }
+    s->n = 0;
+    chunk_put(q, c);
+    q->outstanding -= n;
+    q->st.bursts++;
+    return 0;
+}
+
 /* Issue one open chunk as a burst. */
 static int slot_issue(shmem_queue_t q, cq_slot_t *s)
 {
@@ -763,6 +795,11 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
             }
         }
         sent = s->n;
+    }
+    unsigned char *nb = node_target(c->pe, h->win, atomic);
+    if (nb) /* node transport: this PE applies the burst, the target's CPU is not needed */
+        return node_burst(q, s, c, nb, n, sent);
+    if (atomic) {
         /* AM messages need the operands right after the displacements; RMA bursts
          * pass them where they are (rma_burst finds them at the chunk's cap), which
          * saves a chunk-sized memmove per burst (~5% of cycles on the RMA path) */
@@ -814,6 +851,7 @@ static int issue_all(shmem_queue_t q)
 static int flush_all(shmem_queue_t q)
 {
     int rc = issue_all(q);
+    shmemi_node_quiet(); /* node bursts: visible before the flush returns */
     int r = rma_complete(q);
     if (r && !rc)
         rc = r;
@@ -1032,6 +1070,11 @@ static int env_path(void)
     if (e && strcmp(e, "rma") == 0)
         return CQ_PATH_RMA;
 #if defined(MPICH_VERSION)
+    /* A program that initialised MPI itself may wait inside MPI for this PE while we
+     * flush: MPI's progress inside that call completes RMA bursts, nothing runs our
+     * batches there (spec: no flush may deadlock against a target waiting in MPI). */
+    if (shmemi.mpi_was_initialized)
+        return CQ_PATH_RMA;
     /* MPICH ch4 applies accumulates at the target like our batches; under
      * THREAD_MULTIPLE another thread's MPI progress could apply one concurrently with
      * a batch, so keep the RMA path there (docs/queues.md). */

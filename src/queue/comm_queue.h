@@ -35,6 +35,7 @@
 #define SHMEMQ_COMM_QUEUE_H
 
 #include "shmemi.h"
+#include "xport.h"
 #include <pthread.h>
 
 /* Operation slots: ADD and INC share one (INC is ADD of 1). */
@@ -155,6 +156,12 @@ extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-
 void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
 size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n);
 void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
+/* Bursts applied to a region whose base is mapped here: by the target (AM path, its
+ * own base) or by the origin (node transport, the peer's base; atomic then). */
+void cq_apply_atomics(unsigned char *base, int slot, int esize, const uint64_t *disp,
+                      const unsigned char *opnd, uint32_t n, int atomic);
+void cq_apply_puts(unsigned char *base, const unsigned char *records, uint32_t n);
+void cq_apply_gets(const unsigned char *base, const unsigned char *records, uint32_t n);
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
 
