@@ -130,6 +130,8 @@ struct shmem_queue_s {
     uint32_t *hstamp;
     uint32_t hgen;
     uint32_t hmask;
+    uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
+    uint64_t dense_cap;
     MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
     cq_msghdr_t *fhdr;  /* flush request headers, per PE */
     int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
