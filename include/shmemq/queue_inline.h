@@ -5,9 +5,10 @@
  * Why: a queued histogram update is a few stores, but a call into the shared library
  * (PLT, argument checks that the caller's constants could have settled, prologue)
  * costs several times that. So the typed pushes are also defined here, static inline,
- * for the one case that dominates aggregation codes: one atomic element, the target's
- * buffer has room, and the queue lets pushes skip locks and timers. Everything else
- * (errors, full buffers, PUT/GET, SHARED or timed queues) calls the library function,
+ * for the cases that dominate aggregation codes: one atomic element, the target's
+ * buffer has room, and the queue lets pushes skip locks and timers; or one PUT/GET
+ * element on the heap of a PE of this node (a copy). Everything else
+ * (errors, full buffers, other PUT/GET, SHARED or timed queues) calls the library function,
  * which checks all over again; results and error codes are the same either way.
  *
  * The protocol between the library and this code is the layout below: a queue object
@@ -63,6 +64,11 @@ typedef struct shmemq_cq_fast {
                                            all zero once the queue is destroyed */
     uint8_t counting;     /* 1: every push adds to open_ops as well */
     shmemq_cq_slot_t *slots;            /* [pe * SHMEMQ_CQ_NSLOTS + slot] */
+    /* Node transport: per PE, its symmetric heap mapped in this process (NULL: not on
+     * this node), or NULL altogether. A one-element PUT or GET on the heap of such a PE
+     * is a copy made right here, complete at once; node_rw counts them (statistics). */
+    char *const *node_heap;
+    uint64_t node_rw;
     /* Symmetric heap and data segment of this PE. An element at offset `off` from a
      * base takes the inline path when off < span: span is the size less 15 bytes, so
      * one comparison proves that an element of up to 16 bytes lies inside. */
@@ -83,6 +89,18 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
           ((f->type_ops[tidx] >> (unsigned)op) & 1u) && (unsigned)pe < (unsigned)f->n_pes &&
           (src != NULL || op == SHMEM_OP_ATOMIC_INC)))
         return 0;
+    if (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) { /* node copies only (see node_heap) */
+        uintptr_t roff = (uintptr_t)(op == SHMEM_OP_GET ? src : dest) - f->heap_base;
+        char *b = f->node_heap != NULL ? f->node_heap[pe] : NULL;
+        if (b == NULL || dest == NULL || roff >= f->heap_span)
+            return 0;
+        if (op == SHMEM_OP_GET)
+            memcpy(dest, b + roff, esize);
+        else
+            memcpy(b + roff, src, esize);
+        f->node_rw++;
+        return 1;
+    }
     uintptr_t off = (uintptr_t)dest - f->heap_base;
     uint32_t key;
 #if defined(__GNUC__)

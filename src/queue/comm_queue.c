@@ -26,9 +26,6 @@ uint32_t cq_type_ops_rw[CQ_NTYPES + 1];
 static MPI_Datatype cq_mpitype[CQ_NTYPES + 1];
 
 #define OPB(op) (1u << (op))
-#define CQ_ATOMIC_OPS                                                                    \
-    (OPB(SHMEM_OP_ATOMIC_ADD) | OPB(SHMEM_OP_ATOMIC_INC) | OPB(SHMEM_OP_ATOMIC_SET) |    \
-     OPB(SHMEM_OP_ATOMIC_AND) | OPB(SHMEM_OP_ATOMIC_OR) | OPB(SHMEM_OP_ATOMIC_XOR))
 
 static void cq_tables_init(void)
 {
@@ -146,7 +143,7 @@ static uint64_t open_records(shmem_queue_t q)
 /* ops_pushed including the atomics still in open chunks (counted when they leave). */
 static uint64_t ops_pushed_now(shmem_queue_t q)
 {
-    return q->st.ops_pushed + open_records(q);
+    return q->st.ops_pushed + open_records(q) + q->fast.node_rw;
 }
 
 static int cq_check(shmem_queue_t q, const char *routine)
@@ -1078,15 +1075,20 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (q->timed && q->n_buffered == 0)
         q->t_oldest = shmemi_wtime();
     int rc = 0, slot = SHMEMQ_CQ_SLOT(op);
+    unsigned char *nb;
     if (atomic) {
         for (size_t i = 0; i < nelems && rc == 0; i++) {
             const void *operand = op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one
                                                             : (const char *)src + i * es;
             rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
         }
-    } else if (pe == q->me) {
-        /* local: the windows are in MPI's unified model, a copy is the operation */
-        memmove(dest, src, nbytes);
+    } else if ((nb = node_target(pe, win, 0)) != NULL) {
+        /* this PE or a node peer: the copy is the operation, complete now (allowed: a
+         * queued operation may complete any time before the flush) */
+        if (op == SHMEM_OP_PUT)
+            memmove(nb + disp, src, nbytes);
+        else
+            memmove(dest, nb + disp, nbytes);
     } else if (op == SHMEM_OP_PUT) {
         rc = append_rw(q, pe, CQ_S_PUT, win, disp, NULL, src, nbytes);
     } else {
@@ -1301,7 +1303,9 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->opmask = OPB(c->op_type); /* exactly the configured op */
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
-    cq_set_fast(q, q->timed ? 0 : q->opmask & CQ_ATOMIC_OPS);
+    /* PUT/GET bits let one-element copies to node peers inline (queue_inline.h) */
+    cq_set_fast(q, q->timed ? 0 : q->opmask);
+    q->fast.node_heap = shmemi.node_heap_ok ? shmemi.node_base[0] : NULL;
     q->fast.heap_base = (uintptr_t)shmemi.heap_base;
     q->fast.heap_span = shmemi.heap_size > 15 ? shmemi.heap_size - 15 : 0;
     q->fast.data_base = (uintptr_t)shmemi.data_base;
@@ -1413,7 +1417,7 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
                 "[shmemq PE %d] comm queue %llu (%s path%s): %llu ops pushed, %llu bursts, %llu bytes, "
                 "%llu combined, %llu flushes, %llu full returns\n",
                 shmemi.my_pe, (unsigned long long)q->id, q->path == CQ_PATH_AM ? "am" : "rma",
-                q->combine ? ", combining" : "", (unsigned long long)q->st.ops_pushed,
+                q->combine ? ", combining" : "", (unsigned long long)(q->st.ops_pushed + q->fast.node_rw),
                 (unsigned long long)q->st.bursts, (unsigned long long)q->st.bytes,
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,
                 (unsigned long long)q->st.full_returns);
