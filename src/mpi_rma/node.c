@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 static char **peer_heap_raw;  /* per world PE: its heap window memory mapped here */
+static const char *heap_how = "none";
 static void **data_maps;      /* per world PE: our mapping of its data object */
 static size_t data_map_len;
 
@@ -128,6 +129,7 @@ int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *w
         MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
         if (all_agree(query_peers(*win, world, (MPI_Aint)bytes))) {
             free(world);
+            heap_how = "MPI_Win_allocate + MPI_Win_shared_query";
             return MPI_SUCCESS;
         }
         MPI_Win_free(win);
@@ -147,6 +149,7 @@ int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *w
         rc = MPI_Win_create(*base, (MPI_Aint)bytes, 1, info, shmemi.comm, win);
         if (rc != MPI_SUCCESS)
             MPI_Win_free(&shmemi.heap_shwin);
+        heap_how = "MPI_Win_allocate_shared on the node + MPI_Win_create";
     }
     free(world);
     return rc;
@@ -272,12 +275,25 @@ void shmemi_node_data_share(void)
     free(lens);
 }
 
+void shmemi_node_describe(char *buf, size_t n)
+{
+    snprintf(buf, n, "node of %d PE(s)%s; heap %s (%s); data segment %s; atomics %s",
+             shmemi.node_size, node_pes_setting() > 0 ? " (SHMEMQ_NODE_PES)" : "", heap_how,
+             shmemi.node_heap_ok ? "mapped" : "not mapped",
+             shmemi.node_data_ok ? "in shared memory, mapped" : "not mapped",
+             shmemi.amo_direct ? "CPU atomics (one-node job)" : "MPI accumulates");
+}
+
 /* After both regions: the job's atomic domain (see the top). */
 void shmemi_node_done(void)
 {
     int one_node = shmemi.node_size == shmemi.n_pes;
-    shmemi.amo_direct = one_node && shmemi.node_heap_ok && shmemi.node_data_ok &&
-                        !shmemi_env_bool("SHMEMQ_NODE_AMO_MPI", 0);
+    shmemi.amo_direct = one_node && shmemi.node_heap_ok && shmemi.node_data_ok;
+    if (shmemi.debug && shmemi.my_pe == 0) {
+        char d[256];
+        shmemi_node_describe(d, sizeof d);
+        fprintf(stderr, "[shmemq PE 0] shmem_init: %s\n", d);
+    }
 }
 
 void shmemi_node_fini(void)

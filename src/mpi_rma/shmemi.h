@@ -156,6 +156,7 @@ int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *w
 void shmemi_node_heap_done(void);   /* after heap_adj is known */
 void shmemi_node_data_share(void);  /* data_base/data_size known, before its window */
 void shmemi_node_done(void);        /* both regions: decide the atomic domain */
+void shmemi_node_describe(char *buf, size_t n); /* one line: what the node transport got */
 void shmemi_node_fini(void);
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);
