@@ -11,3 +11,9 @@ bench_indexgather_SOURCES = bench/indexgather.c bench/bench_util.h
 bench_indexgather_LDADD = $(SHMEMQ_LIBS)
 bench_indexgather_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += bench/README.md
+
+# put/get between node peers against a plain shared-memory copy (docs/design.md)
+noinst_PROGRAMS += bench/node_copy
+bench_node_copy_SOURCES = bench/node_copy.c
+bench_node_copy_LDADD = $(SHMEMQ_LIBS)
+bench_node_copy_LDFLAGS = $(NOINSTALL_FLAGS)
