@@ -266,6 +266,7 @@ void shmem_pcontrol(const int level, ...);
 #endif
 
 #include "shmemq/rma.h"
+#include "shmemq/rma_inline.h"
 #include "shmemq/amo.h"
 #include "shmemq/p2p.h"
 #include "shmemq/coll.h"

@@ -8,22 +8,34 @@
 extern "C" {
 #endif
 
-#define SHMEMQ_DECL_RMA(T, N)                                                              \
+/* Default-context put/get/p/g (and their _nbi forms) are static inline in
+ * shmemq/rma_inline.h unless SHMEMQ_NO_INLINE is defined: declared here only then. */
+#if defined(SHMEMQ_NO_INLINE) || defined(SHMEMQ_BUILDING_LIBRARY)
+#define SHMEMQ_DECL_RMA_DFLT(T, N)                                                         \
     void shmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                 \
+    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                 \
+    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);             \
+    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);             \
+    void shmem_##N##_p(T *dest, T value, int pe);                                          \
+    T shmem_##N##_g(const T *source, int pe);
+SHMEMQ_RMA_TYPES(SHMEMQ_DECL_RMA_DFLT)
+#undef SHMEMQ_DECL_RMA_DFLT
+void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
+void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
+void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
+#endif
+
+#define SHMEMQ_DECL_RMA(T, N)                                                              \
     void shmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                              int pe);                                                      \
-    void shmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                 \
     void shmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,     \
                              int pe);                                                      \
-    void shmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);             \
     void shmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
                                  int pe);                                                  \
-    void shmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);             \
     void shmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems, \
                                  int pe);                                                  \
-    void shmem_##N##_p(T *dest, T value, int pe);                                          \
     void shmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe);                     \
-    T shmem_##N##_g(const T *source, int pe);                                              \
     T shmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);
 SHMEMQ_RMA_TYPES(SHMEMQ_DECL_RMA)
 #undef SHMEMQ_DECL_RMA
@@ -44,14 +56,10 @@ SHMEMQ_RMA_TYPES(SHMEMQ_DECL_RMA)
 SHMEMQ_SIZED_RMA(SHMEMQ_DECL_SIZED_RMA)
 #undef SHMEMQ_DECL_SIZED_RMA
 
-void shmem_putmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void shmem_getmem(void *dest, const void *source, size_t nelems, int pe);
 void shmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void shmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void shmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                           int pe);
-void shmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
 void shmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
                           int pe);
 

@@ -16,6 +16,7 @@ libshmemq_la_SOURCES += \
 
 shmemqinc_HEADERS += \
 	include/shmemq/rma.h \
+	include/shmemq/rma_inline.h \
 	include/shmemq/amo.h \
 	include/shmemq/p2p.h \
 	include/shmemq/coll.h \

@@ -25,6 +25,8 @@
 #include <time.h>
 #include <unistd.h>
 
+shmemq_node_fast_t shmemq_node_fast; /* the inline put/get's view (rma_inline.h) */
+
 static char **peer_heap_raw;  /* per world PE: its heap window memory mapped here */
 static const char *heap_how = "none";
 static void **data_maps;      /* per world PE: our mapping of its data object */
@@ -293,6 +295,10 @@ void shmemi_node_done(void)
 {
     int one_node = shmemi.node_size == shmemi.n_pes;
     shmemi.amo_direct = one_node && shmemi.node_heap_ok && shmemi.node_data_ok;
+    shmemq_node_fast.n_pes = shmemi.n_pes;
+    shmemq_node_fast.heap_base = (uintptr_t)shmemi.heap_base;
+    shmemq_node_fast.heap_size = shmemi.heap_size;
+    shmemi_node_inline(1);
     if (shmemi.debug && shmemi.my_pe == 0) {
         char d[256];
         shmemi_node_describe(d, sizeof d);
@@ -300,8 +306,16 @@ void shmemi_node_done(void)
     }
 }
 
+/* The inline node put/get on or off (sessions of the default context turn it off). */
+void shmemi_node_inline(int on)
+{
+    char *const *h = on && shmemi.node_heap_ok ? shmemi.node_base[0] : NULL;
+    __atomic_store_n(&shmemq_node_fast.node_heap, h, __ATOMIC_RELEASE);
+}
+
 void shmemi_node_fini(void)
 {
+    shmemi_node_inline(0);
     if (data_maps) {
         for (int pe = 0; pe < shmemi.n_pes; pe++)
             if (data_maps[pe])

@@ -263,6 +263,8 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
         shmemi_debug(routine, "no progress hook slot: queued operations wait for the timer "
                               "until the next session call");
     c->session = s;
+    if (c->is_default) /* the inline put/get would bypass the session's queue */
+        shmemi_node_inline(0);
 }
 SHMEMI_PROFILE(shmem_ctx_session_start)
 
@@ -280,6 +282,8 @@ void shmem_ctx_session_stop(shmem_ctx_t ctx)
     /* Complete now: a parked queue is out of reach of the context's quiet. */
     flush_queue(routine, s);
     c->session = NULL;
+    if (c->is_default)
+        shmemi_node_inline(1);
     shmemi_progress_unregister(session_hook, s);
     shmemi_debug(routine, "%llu operations batched (total_ops hint %zu)",
                  (unsigned long long)s->pushed, s->total_ops);

@@ -158,6 +158,7 @@ void shmemi_node_data_share(void);  /* data_base/data_size known, before its win
 void shmemi_node_done(void);        /* both regions: decide the atomic domain */
 void shmemi_node_describe(char *buf, size_t n); /* one line: what the node transport got */
 void shmemi_node_fini(void);
+void shmemi_node_inline(int on); /* rma_inline.h's fast path on/off */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);
 int shmemi_symseg_init(void);

@@ -1,0 +1,109 @@
+/*
+ * shmemq/rma_inline.h: contiguous put/get to PEs of this node, inline.
+ * Included by shmem.h; not a header to include on its own.
+ *
+ * Why: between PEs of one node a put or get is a memcpy through the node mapping (the
+ * node transport, docs/design.md), and for small blocks the library call around it
+ * (PLT, argument checks, the transport choice) cost 2-3x the copy (bench/node_copy).
+ * So the default-context blocking and _nbi puts and gets, p and g, are defined here,
+ * static inline, for one case: the whole range lies in the symmetric heap and the PE's
+ * heap is mapped here. Everything else calls the library (pshmem_ names), which checks
+ * and reports as usual; results are the same either way (a node copy is complete on
+ * return, which both blocking and _nbi forms allow).
+ *
+ * The protocol with the library is shmemq_node_fast below: `node_heap` is NULL before
+ * shmem_init, after shmem_finalize and while the default context has a 1.6 session
+ * (whose queue a get must see first). Changing the layout changes the library's ABI.
+ * Define SHMEMQ_NO_INLINE before including shmem.h to get plain calls everywhere.
+ */
+#ifndef SHMEMQ_RMA_INLINE_H
+#define SHMEMQ_RMA_INLINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct shmemq_node_fast {
+    char *const *node_heap; /* per PE: its heap mapped here, or NULL; NULL: path off */
+    uintptr_t heap_base;
+    size_t heap_size;
+    int n_pes;
+} shmemq_node_fast_t;
+extern shmemq_node_fast_t shmemq_node_fast;
+
+/* The remote range [addr, addr+n) of PE pe as mapped here, or NULL. */
+static inline char *shmemq_node_addr(const void *addr, size_t n, int pe)
+{
+    const shmemq_node_fast_t *f = &shmemq_node_fast;
+    char *const *h = f->node_heap;
+    uintptr_t off = (uintptr_t)addr - f->heap_base;
+    if (h == NULL || (unsigned)pe >= (unsigned)f->n_pes || off >= f->heap_size ||
+        n > f->heap_size - off || h[pe] == NULL)
+        return NULL;
+    return h[pe] + off;
+}
+
+#if !defined(SHMEMQ_NO_INLINE) && !defined(SHMEMQ_BUILDING_LIBRARY)
+/* NAME moves n elements of SIZE bytes; IS_GET picks the remote side. */
+#define SHMEMQ_NODE_RMA(NAME, T, SIZE, IS_GET)                                               \
+    void p##NAME(T *dest, const T *source, size_t nelems, int pe);                           \
+    static inline void NAME(T *dest, const T *source, size_t nelems, int pe)                 \
+    {                                                                                        \
+        size_t n = nelems * (size_t)(SIZE);                                                  \
+        char *r = (nelems <= SIZE_MAX / (size_t)(SIZE) && (IS_GET ? dest : (T *)source))    \
+                      ? shmemq_node_addr(IS_GET ? (const void *)source : (const void *)dest, \
+                                         n, pe)                                              \
+                      : NULL;                                                                \
+        if (r != NULL && n != 0) {                                                           \
+            if (IS_GET)                                                                      \
+                memmove((void *)dest, r, n);                                                 \
+            else                                                                             \
+                memmove(r, (const void *)source, n);                                         \
+            return;                                                                          \
+        }                                                                                    \
+        p##NAME(dest, source, nelems, pe);                                                   \
+    }
+
+#define SHMEMQ_NODE_RMA_TYPED(T, N)                                                          \
+    SHMEMQ_NODE_RMA(shmem_##N##_put, T, sizeof(T), 0)                                        \
+    SHMEMQ_NODE_RMA(shmem_##N##_get, T, sizeof(T), 1)                                        \
+    SHMEMQ_NODE_RMA(shmem_##N##_put_nbi, T, sizeof(T), 0)                                    \
+    SHMEMQ_NODE_RMA(shmem_##N##_get_nbi, T, sizeof(T), 1)                                    \
+    void pshmem_##N##_p(T *dest, T value, int pe);                                           \
+    static inline void shmem_##N##_p(T *dest, T value, int pe)                               \
+    {                                                                                        \
+        char *r = shmemq_node_addr(dest, sizeof(T), pe);                                     \
+        if (r != NULL)                                                                       \
+            memcpy(r, &value, sizeof(T));                                                    \
+        else                                                                                 \
+            pshmem_##N##_p(dest, value, pe);                                                 \
+    }                                                                                        \
+    T pshmem_##N##_g(const T *source, int pe);                                               \
+    static inline T shmem_##N##_g(const T *source, int pe)                                   \
+    {                                                                                        \
+        const char *r = shmemq_node_addr(source, sizeof(T), pe);                             \
+        T value;                                                                             \
+        if (r == NULL)                                                                       \
+            return pshmem_##N##_g(source, pe);                                               \
+        memcpy(&value, r, sizeof(T));                                                        \
+        return value;                                                                        \
+    }
+SHMEMQ_RMA_TYPES(SHMEMQ_NODE_RMA_TYPED)
+#undef SHMEMQ_NODE_RMA_TYPED
+
+SHMEMQ_NODE_RMA(shmem_putmem, void, 1, 0)
+SHMEMQ_NODE_RMA(shmem_getmem, void, 1, 1)
+SHMEMQ_NODE_RMA(shmem_putmem_nbi, void, 1, 0)
+SHMEMQ_NODE_RMA(shmem_getmem_nbi, void, 1, 1)
+#undef SHMEMQ_NODE_RMA
+#endif /* inline */
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SHMEMQ_RMA_INLINE_H */
