@@ -166,6 +166,8 @@ TEST(CommQueue, ManyQueuesUniqueIdsAndUseAfterDestroy)
     shmem_free(t);
 }
 
+static long g_align_ctr[2]; // a data-segment target for the misalignment checks
+
 TEST(CommQueue, BadInputQueuesNothing)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -201,6 +203,26 @@ TEST(CommQueue, BadInputQueuesNothing)
               SHMEM_QUEUE_ERR_TYPE);
     EXPECT_EQ(shmemx_queue_comm_push_strided(q, local, local, 8, 8, 8, 2, pe, SHMEM_OP_PUT),
               SHMEM_QUEUE_ERR_ADDR);
+    // misaligned typed elements, every op and both regions (inline and library paths)
+    long *odd = reinterpret_cast<long *>(reinterpret_cast<char *>(&t[2]) + 1);
+    long *odd_static = reinterpret_cast<long *>(reinterpret_cast<char *>(&g_align_ctr[0]) + 4);
+    long one = 1;
+    for (long *bad : {odd, odd_static}) {
+        for (shmem_op_type_t op :
+             {SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_INC, SHMEM_OP_ATOMIC_SET, SHMEM_OP_PUT}) {
+            EXPECT_EQ(shmem_long_queue_comm_push(q, bad, &one, 1, pe, op), SHMEM_QUEUE_ERR_ARG) << op;
+            EXPECT_EQ(shmem_long_queue_comm_push(q, bad, &one, 1, me, op), SHMEM_QUEUE_ERR_ARG) << op;
+        }
+        EXPECT_EQ(shmem_long_queue_comm_push(q, &local[0], bad, 1, pe, SHMEM_OP_GET), SHMEM_QUEUE_ERR_ARG);
+    }
+    long *odd_local = reinterpret_cast<long *>(reinterpret_cast<char *>(&local[1]) + 2);
+    EXPECT_EQ(shmem_long_queue_comm_push(q, odd_local, t, 1, pe, SHMEM_OP_GET), SHMEM_QUEUE_ERR_ARG);
+    int *odd_int = reinterpret_cast<int *>(reinterpret_cast<char *>(&t[0]) + 2);
+    int ione = 1;
+    EXPECT_EQ(shmem_int_queue_comm_push(q, odd_int, &ione, 1, pe, SHMEM_OP_ATOMIC_ADD), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmem_queue_comm_pushmem(q, reinterpret_cast<char *>(&t[0]) + 3, local, 2, pe, SHMEM_OP_PUT), 0)
+        << "bytes have no alignment";
+    EXPECT_EQ(shmem_queue_local_flush(q), 0);
     size_t sz = 1;
     EXPECT_EQ(shmem_query_size(q, &sz), 0);
     EXPECT_EQ(sz, 0u);
@@ -208,7 +230,7 @@ TEST(CommQueue, BadInputQueuesNothing)
     EXPECT_EQ(shmem_query_size(q, nullptr), SHMEM_QUEUE_ERR_ARG);
     shmemx_queue_stats_t st;
     EXPECT_EQ(shmemx_queue_stats(q, &st), 0);
-    EXPECT_EQ(st.ops_pushed, 0u);
+    EXPECT_EQ(st.ops_pushed, 1u); // the byte put
     // nelems 0 is a no-op
     EXPECT_EQ(shmem_long_queue_comm_push(q, t, local, 0, pe, SHMEM_OP_PUT), 0);
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
@@ -221,8 +243,14 @@ TEST(CommQueue, BadInputQueuesNothing)
     EXPECT_EQ(sz, 0u);
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
-    for (int i = 0; i < 4; i++)
+    // only the byte put landed: bytes 3-4 of t[0] hold local[0]'s first two bytes
+    long want0 = 0;
+    std::memcpy(reinterpret_cast<char *>(&want0) + 3, local, 2);
+    EXPECT_EQ(t[0], want0);
+    for (int i = 1; i < 4; i++)
         EXPECT_EQ(t[i], 0);
+    EXPECT_EQ(g_align_ctr[0], 0);
+    EXPECT_EQ(g_align_ctr[1], 0);
     shmem_free(t);
     shmem_free(td);
     shmem_free(ts);

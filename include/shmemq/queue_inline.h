@@ -92,8 +92,9 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
     if (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) { /* node copies only (see node_heap) */
         uintptr_t roff = (uintptr_t)(op == SHMEM_OP_GET ? src : dest) - f->heap_base;
         char *b = f->node_heap != NULL ? f->node_heap[pe] : NULL;
-        if (b == NULL || dest == NULL || roff >= f->heap_span)
-            return 0;
+        if (b == NULL || dest == NULL || roff >= f->heap_span ||
+            (((uintptr_t)dest | roff) & (uintptr_t)(esize - 1)))
+            return 0; /* misaligned: the library refuses it */
         if (op == SHMEM_OP_GET)
             memcpy(dest, b + roff, esize);
         else
@@ -116,8 +117,8 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
         key = (uint32_t)tidx | (1u << 8);
     }
     shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
-    if (s->key != key || s->n >= s->cap)
-        return 0;
+    if (s->key != key || s->n >= s->cap || (off & (uintptr_t)(esize - 1)))
+        return 0; /* region bases are 64-byte aligned: off tells dest's alignment */
     uint32_t n = s->n++;
     s->disp[n] = (uint64_t)off;
     unsigned char *o = s->opnd + (size_t)n * esize;

@@ -1061,6 +1061,14 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
                      op == SHMEM_OP_GET ? "src" : "dest", remote, nbytes);
         return SHMEM_QUEUE_ERR_ADDR;
     }
+    /* typed elements sit at their natural alignment (sizes are powers of two); a
+     * misaligned one would make the atomics (and C) misbehave */
+    uintptr_t align = (uintptr_t)dest | (op == SHMEM_OP_GET ? (uintptr_t)src : 0);
+    if (tidx != CQ_T_BYTES && (align & (uintptr_t)(es - 1))) {
+        const void *bad = ((uintptr_t)dest & (uintptr_t)(es - 1)) ? dest : src;
+        shmemi_debug(routine, "%p is not aligned to its %zu-byte element type", bad, es);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
     int atomic = op != SHMEM_OP_PUT && op != SHMEM_OP_GET;
     uint64_t nops = atomic ? nelems : 1;
     if (nops > q->max_elems) {
