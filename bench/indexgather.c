@@ -431,9 +431,18 @@ int main(int argc, char **argv)
         if (q) {
             char what[96];
             snprintf(what, sizeof what, "best queue (%s) / shmem_g", q->name);
-            bench_ratio(what, q, bench_find("shmem_g"), 50.0);
+            /* 50x was set while shmem_g went through MPI at ~2 M/s; between node peers it is
+             * a copy now (tens of M/s), so the ratio is reported against the MPI figure's
+             * target only when shmem_g is that slow (docs/design.md, node transport) */
+            const bench_result_t *g = bench_find("shmem_g");
+            bench_ratio(what, q, g, g && g->rate < 10.0 ? 50.0 : 1.0);
         }
         bench_ratio("dataq / mpi_alltoallv", a, bench_find("mpi_alltoallv"), 0.9);
+        /* issue 12: the one-sided patterns against the hand-written MPI_Alltoallv */
+        bench_ratio("commq_get / mpi_alltoallv", bench_find("commq_get"),
+                    bench_find("mpi_alltoallv"), 0.8);
+        bench_ratio("dataq_commq / mpi_alltoallv", bench_find("dataq_commq"),
+                    bench_find("mpi_alltoallv"), 0.8);
         fflush(stdout);
         bench_write_csv(out, "indexgather", bench_mpi_name(), "mgather_per_s");
     }
