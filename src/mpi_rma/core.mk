@@ -9,6 +9,8 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/progress.c \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/node.c \
+	src/mpi_rma/xport.h \
+	src/mpi_rma/xport_mpi.c \
 	src/mpi_rma/symseg.c \
 	src/mpi_rma/rma.c \
 	src/mpi_rma/sync.c \

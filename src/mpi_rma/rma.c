@@ -28,12 +28,7 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
     if (SHMEMI_UNLIKELY(ctx->session != NULL) &&
         shmemi_session_put(ctx, dest, src, nbytes, t.rank) == 0)
         return;
-    for (size_t done = 0; done < nbytes;) {
-        size_t n = nbytes - done < SHMEMI_MAX_MPI_COUNT ? nbytes - done : SHMEMI_MAX_MPI_COUNT;
-        SHMEMI_MPI_CHECK(routine, MPI_Put((const char *)src + done, (int)n, MPI_BYTE, t.rank,
-                                          t.disp + (MPI_Aint)done, (int)n, MPI_BYTE, t.win));
-        done += n;
-    }
+    shmemi_mpi_put(routine, &t, src, nbytes);
     if (blocking)
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
 }
@@ -57,12 +52,7 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         memmove(dest, t.local, nbytes);
         return;
     }
-    for (size_t done = 0; done < nbytes;) {
-        size_t n = nbytes - done < SHMEMI_MAX_MPI_COUNT ? nbytes - done : SHMEMI_MAX_MPI_COUNT;
-        SHMEMI_MPI_CHECK(routine, MPI_Get((char *)dest + done, (int)n, MPI_BYTE, t.rank,
-                                          t.disp + (MPI_Aint)done, (int)n, MPI_BYTE, t.win));
-        done += n;
-    }
+    shmemi_mpi_get(routine, &t, dest, nbytes);
     if (blocking)
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
 }

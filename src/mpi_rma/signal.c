@@ -84,14 +84,7 @@ static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const v
             memmove(dt.local, src, nbytes);
             shmemi_node_quiet(); /* the data before the signal, whichever path it takes */
         } else {
-            for (size_t done = 0; done < nbytes;) {
-                size_t n = nbytes - done < SHMEMI_MAX_MPI_COUNT ? nbytes - done
-                                                                : SHMEMI_MAX_MPI_COUNT;
-                SHMEMI_MPI_CHECK(routine,
-                                 MPI_Put((const char *)src + done, (int)n, MPI_BYTE, dt.rank,
-                                         dt.disp + (MPI_Aint)done, (int)n, MPI_BYTE, dt.win));
-                done += n;
-            }
+            shmemi_mpi_put(routine, &dt, src, nbytes);
             /* data remotely complete before the signal is issued */
             SHMEMI_MPI_CHECK(routine, MPI_Win_flush(dt.rank, dt.win));
         }

@@ -40,6 +40,11 @@ static inline char *shmemi_xp_node_base(int region, int pe)
     return shmemi.node_base[region][pe];
 }
 
+/* ---- mpi transport (xport_mpi.c; AMOs: amo.c) ---- */
+void shmemi_mpi_put(const char *routine, const shmemi_target_t *t, const void *src, size_t n);
+void shmemi_mpi_get(const char *routine, const shmemi_target_t *t, void *dest, size_t n);
+
+/* ---- node transport ---- */
 enum { SHMEMI_AMO_ACC, SHMEMI_AMO_FOP, SHMEMI_AMO_CAS };
 
 #define SHMEMI_NODE_AMO_BODY(UT)                                                          \
