@@ -1130,27 +1130,18 @@ int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void
 }
 
 /* ---- public routines ---- */
+/* Off-node targets only: node peers always take the node transport (node_burst). RMA
+ * by default: a target computing needs MPI progress either way (a progress thread across
+ * nodes, SHMEMQ_ASYNC_PROGRESS), but a target blocked in an MPI call of its own, waiting
+ * for this PE, runs MPI's progress and completes RMA bursts, while our AM batches would
+ * wait for it to call shmemq: a deadlock the spec forbids. AM stays available on request
+ * (docs/queues.md says when it is safe). */
 static int env_path(void)
 {
     const char *e = getenv("SHMEMQ_COMM_PATH");
     if (e && strcmp(e, "am") == 0)
         return CQ_PATH_AM;
-    if (e && strcmp(e, "rma") == 0)
-        return CQ_PATH_RMA;
-#if defined(MPICH_VERSION)
-    /* A program that initialised MPI itself may wait inside MPI for this PE while we
-     * flush: MPI's progress inside that call completes RMA bursts, nothing runs our
-     * batches there (spec: no flush may deadlock against a target waiting in MPI). */
-    if (shmemi.mpi_was_initialized)
-        return CQ_PATH_RMA;
-    /* MPICH ch4 applies accumulates at the target like our batches; under
-     * THREAD_MULTIPLE another thread's MPI progress could apply one concurrently with
-     * a batch, so keep the RMA path there (docs/queues.md). */
-    return shmemi.thread_level == SHMEM_THREAD_MULTIPLE ? CQ_PATH_RMA : CQ_PATH_AM;
-#else
-    /* Open MPI osc applies accumulates from the origin: only MPI calls are atomic with them. */
     return CQ_PATH_RMA;
-#endif
 }
 
 static void cq_free_all(shmem_queue_t q)
