@@ -1,4 +1,5 @@
-/* am.c: the receive side of the communication queues' active-message path.
+/* am.c: the communication queues' active-message transport: the send side (bursts as
+ * messages, flush epochs; at the end of this file) and the receive side.
  *
  * Every PE keeps CQ_NRECV receives posted on shmemi.queue_comm (tag CQ_TAG_MSG), from
  * shmem_init on, so PEs that never create a queue still apply what others send. The
@@ -315,4 +316,145 @@ void shmemi_queue_fini(void)
         am.buf[i] = NULL;
     }
     am.up = 0;
+}
+
+/* ---- send side: bursts, flush epochs, remote completion ---- */
+void cq_am_reclaim(shmem_queue_t q)
+{
+    while (q->am_head) {
+        int done = 0;
+        cq_chunk_t *c = q->am_head;
+        MPI_Test(&c->req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            break;
+        q->am_head = c->next;
+        if (!q->am_head)
+            q->am_tail = NULL;
+        chunk_put(q, c);
+    }
+}
+
+static int wait_all(int n, MPI_Request *reqs)
+{
+    for (unsigned spins = 0;; spins++) {
+        int all = 1;
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return SHMEM_QUEUE_ERR_MPI;
+            all &= flag;
+        }
+        if (all)
+            return 0;
+        shmemi_progress();
+        if (spins > 64)
+            sched_yield();
+    }
+}
+
+/* AM remote completion: a flush request to every PE that got batches; the reply comes
+ * after the target applied all of them (messages on one tag do not overtake). One
+ * such "epoch" may be in flight without waiting: progress starts one when the queue is
+ * half full, so a full queue usually finds room already made. */
+int cq_am_epoch_start(shmem_queue_t q)
+{
+    int k = 0, lo = 0, hi = q->fast.n_pes;
+    if (q->one_pe >= 0) {
+        lo = q->one_pe;
+        hi = lo + 1;
+    }
+    for (int pe = lo; pe < hi; pe++) {
+        if (!q->am_dirty[pe])
+            continue;
+        q->am_dirty[pe] = 0;
+        cq_msghdr_t *h = &q->fhdr[k];
+        memset(h, 0, sizeof *h);
+        h->type = CQ_MSG_FLUSH;
+        h->token = cq_am_token();
+        if (MPI_Irecv(NULL, 0, MPI_BYTE, pe, (int)h->token, shmemi.queue_comm, &q->freq[2 * k]) !=
+                MPI_SUCCESS ||
+            MPI_Isend(h, sizeof *h, MPI_BYTE, pe, CQ_TAG_MSG, shmemi.queue_comm,
+                      &q->freq[2 * k + 1]) != MPI_SUCCESS)
+            return SHMEM_QUEUE_ERR_MPI;
+        k++;
+    }
+    q->ep_k = k;
+    q->ep_ops = q->n_am_issued;
+    q->n_am_issued = 0;
+    q->ep_pending = 1;
+    return 0;
+}
+
+/* Completes the epoch in flight (wait: block while progressing; else only test). */
+int cq_am_epoch_end(shmem_queue_t q, int wait)
+{
+    if (!q->ep_pending)
+        return 0;
+    int rc = 0, n = 2 * q->ep_k;
+    if (wait) {
+        rc = wait_all(n, q->freq);
+    } else {
+        for (int i = 0; i < n; i++) {
+            int flag = 0;
+            if (MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+                return SHMEM_QUEUE_ERR_MPI;
+            if (!flag)
+                return 0;
+        }
+    }
+    q->ep_pending = 0;
+    q->outstanding -= q->ep_ops;
+    q->ep_ops = 0;
+    return rc;
+}
+
+int cq_am_complete(shmem_queue_t q)
+{
+    int rc = cq_am_epoch_end(q, 1);
+    int r = cq_am_epoch_start(q);
+    if (r == 0)
+        r = cq_am_epoch_end(q, 1);
+    if (r && !rc)
+        rc = r;
+    /* every batch was applied, so every send has completed or is about to */
+    while (q->am_head) {
+        cq_am_reclaim(q);
+        if (q->am_head)
+            shmemi_progress();
+    }
+    return rc;
+}
+int cq_am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
+{
+    cq_msghdr_t *h = chunk_hdr(c);
+    if (c->pe == q->me) {
+        /* our own PE: applied here and now, exactly as a target applies a batch */
+        cq_apply(h, chunk_data(c));
+        chunk_put(q, c);
+        q->outstanding -= n;
+        q->st.bursts++;
+        return 0;
+    }
+    size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
+    if (q->pack) {
+        size_t packed = cq_pack(h, chunk_data(c), n);
+        if (packed)
+            bytes = packed;
+    }
+    if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
+                  shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
+        chunk_put(q, c);
+        return SHMEM_QUEUE_ERR_MPI;
+    }
+    c->next = NULL;
+    if (q->am_tail)
+        q->am_tail->next = c;
+    else
+        q->am_head = c;
+    q->am_tail = c;
+    q->am_dirty[c->pe] = 1;
+    q->n_am_issued += n;
+    q->st.bursts++;
+    q->st.bytes += bytes;
+    return 0;
 }

@@ -23,7 +23,7 @@ const unsigned char cq_one[16] = {1};
 const unsigned char cq_esize[CQ_NTYPES + 1] = {SHMEMQ_RMA_TYPES(CQ_SZ)[CQ_T_BYTES] = 1};
 #undef CQ_SZ
 uint32_t cq_type_ops_rw[CQ_NTYPES + 1];
-static MPI_Datatype cq_mpitype[CQ_NTYPES + 1];
+MPI_Datatype cq_mpitype[CQ_NTYPES + 1];
 
 #define OPB(op) (1u << (op))
 
@@ -186,8 +186,6 @@ static inline void cq_unlock(shmem_queue_t q)
 }
 
 /* ---- chunks ---- */
-static void rma_local_reclaim(shmem_queue_t q);
-static void am_reclaim(shmem_queue_t q);
 
 /* Chunks of destroyed queues are kept for the next queues (up to CQ_CACHE_BYTES per
  * PE): a program that creates and destroys queues repeatedly then does not page-fault
@@ -256,11 +254,11 @@ void cq_cache_free(void)
 static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
-        am_reclaim(q);
+        cq_am_reclaim(q);
         /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
          * before paying it (memory stays bounded by max_elems anyway). */
         if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
-            rma_local_reclaim(q);
+            cq_rma_reclaim(q);
     }
     cq_chunk_t *c = q->free_chunks;
     if (c) {
@@ -278,34 +276,12 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
     return c;
 }
 
-static inline void chunk_put(shmem_queue_t q, cq_chunk_t *c)
-{
-    c->next = q->free_chunks;
-    q->free_chunks = c;
-}
-
-static inline cq_msghdr_t *chunk_hdr(cq_chunk_t *c)
-{
-    return (cq_msghdr_t *)c->msg;
-}
-static inline unsigned char *chunk_data(cq_chunk_t *c)
-{
-    return c->msg + sizeof(cq_msghdr_t);
-}
-
 /* Single-target detection (SHMEM_PE_SAME, hinted or not): paid when a chunk opens,
  * never in the push fast path; flushes then visit one PE instead of all. */
 static inline void note_pe(shmem_queue_t q, int pe)
 {
     if (q->one_pe != pe)
         q->one_pe = q->one_pe == -1 ? pe : -2;
-}
-
-/* Records an atomic chunk of this queue holds for elements of esize bytes: displacements
- * first, then the operands (which start this many 8-byte displacements in). */
-static inline size_t chunk_records(shmem_queue_t q, size_t esize)
-{
-    return q->cbytes / (8 + esize);
 }
 
 static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
@@ -402,147 +378,7 @@ static inline int cq_room_for(shmem_queue_t q, uint64_t nops)
     return q->outstanding + nops <= q->max_elems;
 }
 
-/* ---- RMA completion ---- */
-static int rma_complete(shmem_queue_t q)
-{
-    int rc = MPI_SUCCESS, pe = q->one_pe;
-    for (int w = 0; w < 2; w++) {
-        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
-        if (q->rma_dirty[w])
-            rc |= pe >= 0 ? MPI_Win_flush(pe, win) : MPI_Win_flush_all(win);
-    }
-    q->rma_dirty[0] = q->rma_dirty[1] = 0;
-    q->outstanding -= q->n_rma_issued;
-    q->n_rma_issued = 0;
-    while (q->rma_pending) {
-        cq_chunk_t *c = q->rma_pending;
-        q->rma_pending = c->next;
-        chunk_put(q, c);
-    }
-    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
-}
-
-static void rma_local_reclaim(shmem_queue_t q)
-{
-    for (int w = 0; w < 2; w++) {
-        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
-        if (q->rma_dirty[w])
-            q->one_pe >= 0 ? MPI_Win_flush_local(q->one_pe, win) : MPI_Win_flush_local_all(win);
-    }
-    while (q->rma_pending) {
-        cq_chunk_t *c = q->rma_pending;
-        q->rma_pending = c->next;
-        chunk_put(q, c);
-    }
-}
-
-static void am_reclaim(shmem_queue_t q)
-{
-    while (q->am_head) {
-        int done = 0;
-        cq_chunk_t *c = q->am_head;
-        MPI_Test(&c->req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            break;
-        q->am_head = c->next;
-        if (!q->am_head)
-            q->am_tail = NULL;
-        chunk_put(q, c);
-    }
-}
-
-static int wait_all(int n, MPI_Request *reqs)
-{
-    for (unsigned spins = 0;; spins++) {
-        int all = 1;
-        for (int i = 0; i < n; i++) {
-            int flag = 0;
-            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                return SHMEM_QUEUE_ERR_MPI;
-            all &= flag;
-        }
-        if (all)
-            return 0;
-        shmemi_progress();
-        if (spins > 64)
-            sched_yield();
-    }
-}
-
-/* AM remote completion: a flush request to every PE that got batches; the reply comes
- * after the target applied all of them (messages on one tag do not overtake). One
- * such "epoch" may be in flight without waiting: progress starts one when the queue is
- * half full, so a full queue usually finds room already made. */
-static int am_epoch_start(shmem_queue_t q)
-{
-    int k = 0, lo = 0, hi = q->fast.n_pes;
-    if (q->one_pe >= 0) {
-        lo = q->one_pe;
-        hi = lo + 1;
-    }
-    for (int pe = lo; pe < hi; pe++) {
-        if (!q->am_dirty[pe])
-            continue;
-        q->am_dirty[pe] = 0;
-        cq_msghdr_t *h = &q->fhdr[k];
-        memset(h, 0, sizeof *h);
-        h->type = CQ_MSG_FLUSH;
-        h->token = cq_am_token();
-        if (MPI_Irecv(NULL, 0, MPI_BYTE, pe, (int)h->token, shmemi.queue_comm, &q->freq[2 * k]) !=
-                MPI_SUCCESS ||
-            MPI_Isend(h, sizeof *h, MPI_BYTE, pe, CQ_TAG_MSG, shmemi.queue_comm,
-                      &q->freq[2 * k + 1]) != MPI_SUCCESS)
-            return SHMEM_QUEUE_ERR_MPI;
-        k++;
-    }
-    q->ep_k = k;
-    q->ep_ops = q->n_am_issued;
-    q->n_am_issued = 0;
-    q->ep_pending = 1;
-    return 0;
-}
-
-/* Completes the epoch in flight (wait: block while progressing; else only test). */
-static int am_epoch_end(shmem_queue_t q, int wait)
-{
-    if (!q->ep_pending)
-        return 0;
-    int rc = 0, n = 2 * q->ep_k;
-    if (wait) {
-        rc = wait_all(n, q->freq);
-    } else {
-        for (int i = 0; i < n; i++) {
-            int flag = 0;
-            if (MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                return SHMEM_QUEUE_ERR_MPI;
-            if (!flag)
-                return 0;
-        }
-    }
-    q->ep_pending = 0;
-    q->outstanding -= q->ep_ops;
-    q->ep_ops = 0;
-    return rc;
-}
-
-static int am_complete(shmem_queue_t q)
-{
-    int rc = am_epoch_end(q, 1);
-    int r = am_epoch_start(q);
-    if (r == 0)
-        r = am_epoch_end(q, 1);
-    if (r && !rc)
-        rc = r;
-    /* every batch was applied, so every send has completed or is about to */
-    while (q->am_head) {
-        am_reclaim(q);
-        if (q->am_head)
-            shmemi_progress();
-    }
-    return rc;
-}
-
-/* ---- bursts ---- */
+/* ---- bursts: the queue picks the transport (cq_node.c, cq_rma.c, am.c) ---- */
 /* Merges operations on one address inside the open chunk: ADD sums, AND/OR/XOR apply
  * the op, SET keeps the later value (queued ops are unordered, so either is valid). */
 static void combine_ops(shmem_queue_t q, cq_slot_t *s, int esize, int slot)
@@ -595,212 +431,6 @@ static void combine_ops(shmem_queue_t q, cq_slot_t *s, int esize, int slot)
     s->n = m;
 }
 
-static int rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
-{
-    cq_msghdr_t *h = chunk_hdr(c);
-    unsigned char *data = chunk_data(c);
-    MPI_Win w = h->win ? shmemi.data_win : shmemi.heap_win;
-    int pe = c->pe, rc = MPI_SUCCESS;
-    /* chunk offsets are region offsets: the heap starts at heap_adj[pe] in its window */
-    MPI_Aint tbase = h->win ? 0 : shmemi.heap_adj[pe];
-    if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && rma_complete(q) != 0)
-        return SHMEM_QUEUE_ERR_MPI;
-    MPI_Datatype tt, ot;
-    if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
-        unsigned char *p = data;
-        size_t bytes = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            uint64_t d, len, x;
-            memcpy(&d, p, 8);
-            memcpy(&len, p + 8, 8);
-            q->lens[i] = (int)len;
-            q->tdisp[i] = (MPI_Aint)d;
-            bytes += len;
-            if (h->slot == CQ_S_PUT) {
-                q->odisp[i] = (MPI_Aint)(p + 16 - data);
-                p += 16 + ((len + 7) & ~(uint64_t)7);
-            } else {
-                memcpy(&x, p + 16, 8);
-                q->odisp[i] = (MPI_Aint)x;
-                p += 24;
-            }
-        }
-        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt);
-        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot);
-        rc |= MPI_Type_commit(&tt);
-        rc |= MPI_Type_commit(&ot);
-        if (h->slot == CQ_S_PUT)
-            rc |= MPI_Put(data, 1, ot, pe, tbase, 1, tt, w);
-        else
-            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w);
-        MPI_Type_free(&tt);
-        MPI_Type_free(&ot);
-        q->st.bytes += bytes;
-    } else {
-        MPI_Op op = h->slot == CQ_S_ADD   ? MPI_SUM
-                    : h->slot == CQ_S_SET ? MPI_REPLACE
-                    : h->slot == CQ_S_AND ? MPI_BAND
-                    : h->slot == CQ_S_OR  ? MPI_BOR
-                                          : MPI_BXOR;
-        MPI_Datatype bt = cq_mpitype[h->tidx];
-        const uint64_t *disp = (const uint64_t *)data;
-        /* operands stay where slot_open put them (slot_issue moves them for AM only) */
-        unsigned char *opnd = data + chunk_records(q, h->esize) * 8;
-        if (n == 1) {
-            rc |= MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w);
-        } else {
-            /* int displacements in elements when they fit (as a hand-written
-             * MPI_Type_create_indexed_block would be): half the type description
-             * MPICH ships with every accumulate; bytes (hindexed) otherwise */
-            uint64_t es = h->esize, bad = 0, lim = (uint64_t)INT_MAX * es;
-            for (uint32_t i = 0; i < n; i++) {
-                bad |= (disp[i] % es) | (uint64_t)(disp[i] >= lim);
-                q->lens[i] = (int)(disp[i] / es);
-            }
-            if (!bad) {
-                rc |= MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt);
-            } else {
-                for (uint32_t i = 0; i < n; i++)
-                    q->tdisp[i] = (MPI_Aint)disp[i];
-                rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
-            }
-            rc |= MPI_Type_commit(&tt);
-            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w);
-            MPI_Type_free(&tt);
-        }
-        q->st.bytes += (uint64_t)n * h->esize;
-    }
-    c->next = q->rma_pending;
-    q->rma_pending = c;
-    q->rma_dirty[h->win] = 1;
-    q->n_rma_issued += n;
-    q->st.bursts++;
-    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
-}
-
-static int am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
-{
-    cq_msghdr_t *h = chunk_hdr(c);
-    if (c->pe == q->me) {
-        /* our own PE: applied here and now, exactly as a target applies a batch */
-        cq_apply(h, chunk_data(c));
-        chunk_put(q, c);
-        q->outstanding -= n;
-        q->st.bursts++;
-        return 0;
-    }
-    size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
-    if (q->pack) {
-        size_t packed = cq_pack(h, chunk_data(c), n);
-        if (packed)
-            bytes = packed;
-    }
-    if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
-                  shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
-        chunk_put(q, c);
-        return SHMEM_QUEUE_ERR_MPI;
-    }
-    c->next = NULL;
-    if (q->am_tail)
-        q->am_tail->next = c;
-    else
-        q->am_head = c;
-    q->am_tail = c;
-    q->am_dirty[c->pe] = 1;
-    q->n_am_issued += n;
-    q->st.bursts++;
-    q->st.bytes += bytes;
-    return 0;
-}
-
-/* The node transport (xport.h) reaches PE pe's region: its base mapped here, or NULL.
- * Atomics only when the whole job is one node (the job's single atomic domain). */
-static inline unsigned char *node_target(int pe, int win, int atomic)
-{
-    if (atomic && !shmemi.amo_direct)
-        return NULL;
-    return (unsigned char *)shmemi_xp_node_base(win, pe);
-}
-
-/* Node bursts of ADDs whose addresses lie in a small range (a histogram's table): summed
- * into a private array first, then one CPU atomic per distinct word. Atomics on words
- * other PEs also update cost a cache-line transfer each; summing first cut the 2-PE
- * histogram's contended adds ~8x (bench/README.md). 0 when the burst does not qualify. */
-#define CQ_DENSE_MAX ((uint64_t)1 << 16) /* words in the summing array at most */
-static int node_add_dense(shmem_queue_t q, unsigned char *base, const uint64_t *disp,
-                          const unsigned char *opnd, uint32_t n, int esize)
-{
-    if (n < 64 || (esize != 8 && esize != 4))
-        return 0;
-    uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        lo = disp[i] < lo ? disp[i] : lo;
-        hi = disp[i] > hi ? disp[i] : hi;
-        low_bits |= disp[i];
-    }
-    uint64_t span = (hi - lo) / (uint64_t)esize + 1;
-    if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_MAX)
-        return 0;
-    if (q->dense_cap < span) {
-        uint64_t *d = calloc(CQ_DENSE_MAX, sizeof *d); /* once per queue; zero between uses */
-        if (!d)
-            return 0;
-        free(q->dense);
-        q->dense = d;
-        q->dense_cap = CQ_DENSE_MAX;
-    }
-    uint64_t *acc = q->dense, applied = 0;
-    if (esize == 8) {
-        const uint64_t *v = (const uint64_t *)(const void *)opnd;
-        for (uint32_t i = 0; i < n; i++)
-            acc[(disp[i] - lo) >> 3] += v[i];
-        for (uint64_t k = 0; k < span; k++)
-            if (acc[k]) {
-                __atomic_fetch_add((uint64_t *)(void *)(base + lo + k * 8), acc[k], __ATOMIC_RELAXED);
-                acc[k] = 0;
-                applied++;
-            }
-    } else { /* sums mod 2^32 are the low halves of the 64-bit sums */
-        const uint32_t *v = (const uint32_t *)(const void *)opnd;
-        for (uint32_t i = 0; i < n; i++)
-            acc[(disp[i] - lo) >> 2] += v[i];
-        for (uint64_t k = 0; k < span; k++)
-            if (acc[k]) {
-                if ((uint32_t)acc[k])
-                    __atomic_fetch_add((uint32_t *)(void *)(base + lo + k * 4), (uint32_t)acc[k],
-                                       __ATOMIC_RELAXED);
-                acc[k] = 0;
-                applied++;
-            }
-    }
-    q->st.combined_ops += n - applied; /* words whose sum was 0 count as merged away */
-    return 1;
-}
-
-/* Applies the slot's chunk (n pushed records, `sent` after combining) at `base`: complete
- * on return, so every pushed record leaves the outstanding count now. */
-static int node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
-                      uint32_t n, uint32_t sent)
-{
-    cq_msghdr_t *h = chunk_hdr(c);
-    if (h->slot == CQ_S_PUT) {
-        cq_apply_puts(base, chunk_data(c), n);
-        q->st.bytes += c->used;
-    } else if (h->slot == CQ_S_GET) {
-        cq_apply_gets(base, chunk_data(c), n);
-        q->st.bytes += c->used;
-    } else {
-        if (h->slot != CQ_S_ADD || !node_add_dense(q, base, s->disp, s->opnd, sent, h->esize))
-            cq_apply_atomics(base, h->slot, h->esize, s->disp, s->opnd, sent, 1);
-        q->st.bytes += (uint64_t)sent * h->esize;
-    }
-    s->n = 0;
-    chunk_put(q, c);
-    q->outstanding -= n;
-    q->st.bursts++;
-    return 0;
-}
-
 /* Issue one open chunk as a burst. */
 static int slot_issue(shmem_queue_t q, cq_slot_t *s)
 {
@@ -831,7 +461,7 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     uint32_t sent = n;
     /* node transport: this PE applies the burst, the target's CPU is not needed; it sums
      * dense ADDs itself (node_add_dense), cheaper than the hash merge below */
-    unsigned char *nb = node_target(c->pe, h->win, atomic);
+    unsigned char *nb = cq_node_target(c->pe, h->win, atomic);
     if (atomic && !nb) {
         if (q->dedupe && n > 1) {
             combine_ops(q, s, h->esize, h->slot); /* every burst, every atomic op */
@@ -853,7 +483,7 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
         sent = s->n;
     }
     if (nb)
-        return node_burst(q, s, c, nb, n, atomic ? s->n : n);
+        return cq_node_burst(q, s, c, nb, n, atomic ? s->n : n);
     if (atomic) {
         /* AM messages need the operands right after the displacements; RMA bursts
          * pass them where they are (rma_burst finds them at the chunk's cap), which
@@ -866,9 +496,9 @@ static int slot_issue(shmem_queue_t q, cq_slot_t *s)
     h->count = sent;
     int rc, pe_self = c->pe == q->me;
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET)
-        rc = am_burst(q, c, sent);
+        rc = cq_am_burst(q, c, sent);
     else
-        rc = rma_burst(q, c, sent);
+        rc = cq_rma_burst(q, c, sent);
     /* account for the pushed count: combined ops complete with their partner */
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET) {
         if (rc == 0 && pe_self)
@@ -907,10 +537,10 @@ static int flush_all(shmem_queue_t q)
 {
     int rc = issue_all(q);
     shmemi_node_quiet(); /* node bursts: visible before the flush returns */
-    int r = rma_complete(q);
+    int r = cq_rma_complete(q);
     if (r && !rc)
         rc = r;
-    r = am_complete(q);
+    r = cq_am_complete(q);
     if (r && !rc)
         rc = r;
     if (rc == 0 && q->outstanding == 0)
@@ -928,7 +558,7 @@ static void cq_timer(shmem_queue_t q)
 /* After a burst: keep the network and incoming batches moving. */
 static inline void after_burst(shmem_queue_t q)
 {
-    am_reclaim(q);
+    cq_am_reclaim(q);
     shmemi_progress();
 }
 
@@ -1090,7 +720,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
                                                             : (const char *)src + i * es;
             rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
         }
-    } else if ((nb = node_target(pe, win, 0)) != NULL) {
+    } else if ((nb = cq_node_target(pe, win, 0)) != NULL) {
         /* this PE or a node peer: the copy is the operation, complete now (allowed: a
          * queued operation may complete any time before the flush) */
         if (op == SHMEM_OP_PUT)
@@ -1190,7 +820,7 @@ static void *cq_thread_main(void *arg)
         nanosleep(&ts, NULL);
         pthread_mutex_lock(&q->lock);
         cq_timer(q);
-        am_reclaim(q);
+        cq_am_reclaim(q);
         pthread_mutex_unlock(&q->lock);
         shmemi_progress();
     }
@@ -1520,19 +1150,19 @@ int shmem_queue_progress(shmem_queue_t q)
     if (rc)
         return rc;
     cq_lock(q);
-    am_reclaim(q);
+    cq_am_reclaim(q);
     shmemi_progress();
-    rc = am_epoch_end(q, 0);
+    rc = cq_am_epoch_end(q, 0);
     cq_timer(q);
     if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
         cq_outstanding(q) >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
         rc = issue_all(q);
         if (rc == 0)
-            rc = am_epoch_start(q);
+            rc = cq_am_epoch_start(q);
     }
     if (rc == 0 && !cq_room_for(q, 1)) {
         /* a full queue must make room: the epoch in flight, else everything */
-        rc = am_epoch_end(q, 1);
+        rc = cq_am_epoch_end(q, 1);
         if (rc == 0 && q->outstanding >= q->max_elems)
             rc = flush_all(q);
     }

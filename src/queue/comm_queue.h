@@ -173,6 +173,55 @@ void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
+/* ---- chunks (comm_queue.c keeps the free lists) ---- */
+static inline void chunk_put(shmem_queue_t q, cq_chunk_t *c)
+{
+    c->next = q->free_chunks;
+    q->free_chunks = c;
+}
+
+static inline cq_msghdr_t *chunk_hdr(cq_chunk_t *c)
+{
+    return (cq_msghdr_t *)c->msg;
+}
+static inline unsigned char *chunk_data(cq_chunk_t *c)
+{
+    return c->msg + sizeof(cq_msghdr_t);
+}
+
+/* Records an atomic chunk of this queue holds for elements of esize bytes: displacements
+ * first, then the operands (which start this many 8-byte displacements in). */
+static inline size_t chunk_records(shmem_queue_t q, size_t esize)
+{
+    return q->cbytes / (8 + esize);
+}
+
+extern MPI_Datatype cq_mpitype[CQ_NTYPES + 1]; /* the MPI type of each element type */
+
+/* ---- burst transports: the queue logic (comm_queue.c) hands each burst to one ----
+ * node (cq_node.c): PEs of this node, applied here; complete on return */
+/* The node transport (xport.h) reaches PE pe's region: its base mapped here, or NULL.
+ * Atomics only when the whole job is one node (the job's single atomic domain). */
+static inline unsigned char *cq_node_target(int pe, int win, int atomic)
+{
+    if (atomic && !shmemi.amo_direct)
+        return NULL;
+    return (unsigned char *)shmemi_xp_node_base(win, pe);
+}
+
+int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
+                  uint32_t n, uint32_t sent);
+/* rma (cq_rma.c): one MPI call per burst; complete at cq_rma_complete */
+int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
+int cq_rma_complete(shmem_queue_t q);
+void cq_rma_reclaim(shmem_queue_t q); /* origin buffers of issued bursts come back */
+/* am (am.c): one message per burst, applied by the target; complete at a flush epoch */
+int cq_am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
+int cq_am_epoch_start(shmem_queue_t q);
+int cq_am_epoch_end(shmem_queue_t q, int wait);
+int cq_am_complete(shmem_queue_t q);
+void cq_am_reclaim(shmem_queue_t q);
+
 /* slow paths (comm_queue.c) */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx);

@@ -1,0 +1,123 @@
+/* cq_rma.c: the comm queue's MPI transport. A burst is one MPI call with indexed
+ * datatypes: MPI_Accumulate of the chunk's operands (atomics), MPI_Put of the packed
+ * payloads, MPI_Get scattering into the users' buffers (docs/queues.md has the table).
+ * Completion is MPI_Win_flush(_all) of the windows the queue touched; a chunk's buffer
+ * comes back after MPI_Win_flush_local. */
+#include "comm_queue.h"
+#include <limits.h>
+
+int cq_rma_complete(shmem_queue_t q)
+{
+    int rc = MPI_SUCCESS, pe = q->one_pe;
+    for (int w = 0; w < 2; w++) {
+        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
+        if (q->rma_dirty[w])
+            rc |= pe >= 0 ? MPI_Win_flush(pe, win) : MPI_Win_flush_all(win);
+    }
+    q->rma_dirty[0] = q->rma_dirty[1] = 0;
+    q->outstanding -= q->n_rma_issued;
+    q->n_rma_issued = 0;
+    while (q->rma_pending) {
+        cq_chunk_t *c = q->rma_pending;
+        q->rma_pending = c->next;
+        chunk_put(q, c);
+    }
+    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+}
+
+void cq_rma_reclaim(shmem_queue_t q)
+{
+    for (int w = 0; w < 2; w++) {
+        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
+        if (q->rma_dirty[w])
+            q->one_pe >= 0 ? MPI_Win_flush_local(q->one_pe, win) : MPI_Win_flush_local_all(win);
+    }
+    while (q->rma_pending) {
+        cq_chunk_t *c = q->rma_pending;
+        q->rma_pending = c->next;
+        chunk_put(q, c);
+    }
+}
+
+int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
+{
+    cq_msghdr_t *h = chunk_hdr(c);
+    unsigned char *data = chunk_data(c);
+    MPI_Win w = h->win ? shmemi.data_win : shmemi.heap_win;
+    int pe = c->pe, rc = MPI_SUCCESS;
+    /* chunk offsets are region offsets: the heap starts at heap_adj[pe] in its window */
+    MPI_Aint tbase = h->win ? 0 : shmemi.heap_adj[pe];
+    if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
+        return SHMEM_QUEUE_ERR_MPI;
+    MPI_Datatype tt, ot;
+    if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
+        unsigned char *p = data;
+        size_t bytes = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t d, len, x;
+            memcpy(&d, p, 8);
+            memcpy(&len, p + 8, 8);
+            q->lens[i] = (int)len;
+            q->tdisp[i] = (MPI_Aint)d;
+            bytes += len;
+            if (h->slot == CQ_S_PUT) {
+                q->odisp[i] = (MPI_Aint)(p + 16 - data);
+                p += 16 + ((len + 7) & ~(uint64_t)7);
+            } else {
+                memcpy(&x, p + 16, 8);
+                q->odisp[i] = (MPI_Aint)x;
+                p += 24;
+            }
+        }
+        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt);
+        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot);
+        rc |= MPI_Type_commit(&tt);
+        rc |= MPI_Type_commit(&ot);
+        if (h->slot == CQ_S_PUT)
+            rc |= MPI_Put(data, 1, ot, pe, tbase, 1, tt, w);
+        else
+            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w);
+        MPI_Type_free(&tt);
+        MPI_Type_free(&ot);
+        q->st.bytes += bytes;
+    } else {
+        MPI_Op op = h->slot == CQ_S_ADD   ? MPI_SUM
+                    : h->slot == CQ_S_SET ? MPI_REPLACE
+                    : h->slot == CQ_S_AND ? MPI_BAND
+                    : h->slot == CQ_S_OR  ? MPI_BOR
+                                          : MPI_BXOR;
+        MPI_Datatype bt = cq_mpitype[h->tidx];
+        const uint64_t *disp = (const uint64_t *)data;
+        /* operands stay where slot_open put them (slot_issue moves them for AM only) */
+        unsigned char *opnd = data + chunk_records(q, h->esize) * 8;
+        if (n == 1) {
+            rc |= MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w);
+        } else {
+            /* int displacements in elements when they fit (as a hand-written
+             * MPI_Type_create_indexed_block would be): half the type description
+             * MPICH ships with every accumulate; bytes (hindexed) otherwise */
+            uint64_t es = h->esize, bad = 0, lim = (uint64_t)INT_MAX * es;
+            for (uint32_t i = 0; i < n; i++) {
+                bad |= (disp[i] % es) | (uint64_t)(disp[i] >= lim);
+                q->lens[i] = (int)(disp[i] / es);
+            }
+            if (!bad) {
+                rc |= MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt);
+            } else {
+                for (uint32_t i = 0; i < n; i++)
+                    q->tdisp[i] = (MPI_Aint)disp[i];
+                rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
+            }
+            rc |= MPI_Type_commit(&tt);
+            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w);
+            MPI_Type_free(&tt);
+        }
+        q->st.bytes += (uint64_t)n * h->esize;
+    }
+    c->next = q->rma_pending;
+    q->rma_pending = c;
+    q->rma_dirty[h->win] = 1;
+    q->n_rma_issued += n;
+    q->st.bursts++;
+    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+}
