@@ -1,11 +1,12 @@
-/* comm_queue.c: communication queues (docs/queues.md has the design and numbers).
+/* comm_queue.c: communication queues (docs/queues.md has the design and numbers): the
+ * queue logic (handles, chunks and slots, pushes, flushes, the public routines).
  *
- * Bursts: a full chunk (or flush/timeout) leaves as one MPI call on the RMA path
- *   atomics -> MPI_Accumulate(contiguous operands, target hindexed_block of displacements)
- *   PUT     -> MPI_Put(origin hindexed over the packed payload, target hindexed)
- *   GET     -> MPI_Get(origin hindexed over the users' buffers at MPI_BOTTOM, target hindexed)
- * or as one message applied by the target (AM path, am.c) for atomics and puts.
- * Completion: MPI_Win_flush_all (RMA) and a flush request/reply per target (AM). */
+ * Bursts: a full chunk (or flush/timeout) leaves through one transport:
+ *   node (cq_node.c)  a PE of this node: applied here, CPU atomics and copies
+ *   rma  (cq_rma.c)   one MPI call with indexed datatypes (Accumulate/Put/Get)
+ *   am   (am.c)       one message applied by the target (atomics and puts, on request)
+ * Completion: nothing (node), MPI_Win_flush_all (RMA), a flush request/reply per target
+ * (AM). */
 #include "comm_queue.h"
 #include "data_queue.h"
 #include <limits.h>
