@@ -66,7 +66,10 @@ int shmem_init_thread(int requested, int *provided)
          * ucx and pt2pt as last resorts unless the user chose the components. */
         setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
 #endif
-        if (MPI_Init_thread(NULL, NULL, to_mpi_thread_level(requested), &mpi_level) !=
+        /* the progress thread enters MPI beside the program's threads */
+        int want = shmemi_async_progress_wanted() ? MPI_THREAD_MULTIPLE
+                                                  : to_mpi_thread_level(requested);
+        if (MPI_Init_thread(NULL, NULL, want, &mpi_level) !=
             MPI_SUCCESS)
             shmemi_fatal(routine, "MPI_Init_thread failed");
     }
@@ -122,6 +125,11 @@ int shmem_init_thread(int requested, int *provided)
         atexit(atexit_finalize);
         atexit_done = 1;
     }
+    if (shmemi_async_progress_start() == 0 && shmemi.debug && shmemi.my_pe == 0) {
+        char d[192];
+        shmemi_async_progress_describe(d, sizeof d);
+        fprintf(stderr, "[shmemq PE 0] shmem_init: progress thread %s\n", d);
+    }
     SHMEMI_MPI_CHECK(routine, shmemi_barrier_comm(shmemi.comm));
     if (provided)
         *provided = shmemi.thread_level;
@@ -156,6 +164,7 @@ void shmem_finalize(void)
     static const char *routine = "shmem_finalize";
     if (!shmemi.initialized || shmemi.finalized)
         return;
+    shmemi_async_progress_stop(); /* before anything it polls goes away */
     shmemi_session_fini(); /* complete 1.6 sessions still active (session.c) */
     shmem_barrier_all();
     shmemi_dataq_fini(); /* what the program left alive (collective, creation order) */

@@ -139,9 +139,17 @@ int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved
 void shmemi_cvar_pop(shmemi_cvar_saved_t *saved);
 void shmemi_mpit_fini(void); /* right before our MPI_Finalize only (see mpit_cvar.c) */
 
+/* ---- progress_thread.c: the opt-in progress thread (SHMEMQ_ASYNC_PROGRESS) ---- */
+int shmemi_async_progress_wanted(void); /* the variable is set: ask MPI for THREAD_MULTIPLE */
+int shmemi_async_progress_start(void);  /* end of init; a message and no thread if not MULTIPLE */
+void shmemi_async_progress_stop(void);  /* start of finalize */
+void shmemi_async_progress_describe(char *buf, size_t n);
+void shmemi_progress_async_tick(void);  /* one poll: MPI progress and the AM receive engine */
+
 /* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
 void shmemi_queue_init(void);
 void shmemi_queue_fini(void);
+void shmemi_queue_am_poll(void); /* thread-safe: apply what arrived (trylock) */
 
 /* ---- release at shmem_finalize what the program left alive ---- */
 void shmemi_session_fini(void); /* session.c: complete active 1.6 sessions (before the barrier) */

@@ -270,13 +270,21 @@ static void am_poll(void *arg)
     pthread_mutex_unlock(&am.lock);
 }
 
+void shmemi_queue_am_poll(void)
+{
+    if (am.up)
+        am_poll(NULL);
+}
+
 void shmemi_queue_init(void)
 {
     size_t cb = 0;
     const char *e = getenv("SHMEMQ_CHUNK_BYTES");
     if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
         cq_chunk_bytes = cb & ~(size_t)63;
-    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+    /* another thread may apply batches or run MPI's accumulate handlers meanwhile */
+    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE ||
+                      shmemi_async_progress_wanted();
     void *v;
     int flag = 0;
     MPI_Comm_get_attr(shmemi.queue_comm, MPI_TAG_UB, &v, &flag);
