@@ -52,6 +52,18 @@ TEST(Setup, QueryRoutines)
     EXPECT_EQ(shmem_my_pe(), me);
 }
 
+// The test main asks for SHMEM_THREAD_MULTIPLE; both MPIs here give it, and nothing in
+// shmem_init may lower MPI's own level afterwards (Open MPI 4.1 took MPI_T_init_thread's
+// level as the library's).
+TEST(Setup, ThreadLevelKept)
+{
+    int provided = -1, mpi = -1;
+    shmem_query_thread(&provided);
+    MPI_Query_thread(&mpi);
+    EXPECT_EQ(provided, SHMEM_THREAD_MULTIPLE);
+    EXPECT_EQ(mpi, MPI_THREAD_MULTIPLE);
+}
+
 TEST(Setup, Accessible)
 {
     int n = shmem_n_pes();

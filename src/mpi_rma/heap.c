@@ -81,9 +81,11 @@ int shmemi_heap_init(void)
     /* MPICH's search for equal bases costs one msync per page (mpit_cvar.c); we use
      * offsets anyway. Only when the user has not chosen a value. */
     shmemi_cvar_saved_t symheap = {0};
+#ifdef SHMEMQ_MPI_IS_MPICH
     if (!getenv("MPIR_CVAR_SHM_SYMHEAP_RETRY") && !getenv("MPICH_SHM_SYMHEAP_RETRY") &&
         !getenv("MPIR_PARAM_SHM_SYMHEAP_RETRY"))
         (void)shmemi_cvar_push_int("MPIR_CVAR_SHM_SYMHEAP_RETRY", 0, &symheap);
+#endif
     int rc = shmemi_node_heap_window(size + HEAP_BASE_ALIGN, info, &win_base, &shmemi.heap_win);
     shmemi_cvar_pop(&symheap);
     MPI_Info_free(&info);

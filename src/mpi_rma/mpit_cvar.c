@@ -27,7 +27,12 @@ int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved
     saved->active = 0;
     int provided, idx, count;
     if (!mpit_open) {
-        if (MPI_T_init_thread(MPI_THREAD_SINGLE, &provided) != MPI_SUCCESS)
+        /* Ask for the level MPI already gives: Open MPI 4.1 makes MPI_T's level the whole
+         * library's, so MPI_THREAD_SINGLE here turned a THREAD_MULTIPLE job into a
+         * THREAD_SINGLE one (MPI_Query_thread said 0; test Setup.ThreadLevelKept). */
+        int level = MPI_THREAD_SINGLE;
+        MPI_Query_thread(&level);
+        if (MPI_T_init_thread(level, &provided) != MPI_SUCCESS)
             return -1;
         mpit_open = 1;
     }
