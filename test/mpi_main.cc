@@ -6,6 +6,8 @@
 #include <mpi.h>
 #include <shmem.h>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 
 namespace {
 
@@ -38,6 +40,22 @@ class MpiAgreement : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char **argv)
 {
+#ifdef SHMEMQ_TEST_ENV
+    // A binary built for one setting (e.g. "SHMEMQ_NODE_PES=1 SHMEMQ_ASYNC_PROGRESS=1"):
+    // set before shmem_init; a value already in the environment wins.
+    {
+        std::string all = SHMEMQ_TEST_ENV;
+        size_t pos = 0;
+        while (pos < all.size()) {
+            size_t end = all.find(' ', pos);
+            std::string kv = all.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+            size_t eq = kv.find('=');
+            if (eq != std::string::npos)
+                setenv(kv.substr(0, eq).c_str(), kv.substr(eq + 1).c_str(), 0);
+            pos = end == std::string::npos ? all.size() : end + 1;
+        }
+    }
+#endif
     ::testing::InitGoogleTest(&argc, argv);
     int provided = 0;
     shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
