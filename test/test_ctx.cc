@@ -86,15 +86,12 @@ TEST(Ctx, PoolExhaustionFallsBackToDefaultWindows)
 // A context made from SHMEM_TEAM_SHARED numbers PEs within the node.
 TEST(Ctx, TeamContextUsesTeamRelativePes)
 {
-    MPI_Comm node;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, shmem_my_pe(), MPI_INFO_NULL, &node);
-    int nme, nn;
-    MPI_Comm_rank(node, &nme);
-    MPI_Comm_size(node, &nn);
+    // the team's own numbering (it follows SHMEMQ_NODE_PES, which MPI's node does not)
+    int nme = shmem_team_my_pe(SHMEM_TEAM_SHARED), nn = shmem_team_n_pes(SHMEM_TEAM_SHARED);
     std::vector<int> world_of((size_t)nn);
+    for (int i = 0; i < nn; i++)
+        world_of[(size_t)i] = shmem_team_translate_pe(SHMEM_TEAM_SHARED, i, SHMEM_TEAM_WORLD);
     int me = shmem_my_pe();
-    MPI_Allgather(&me, 1, MPI_INT, world_of.data(), 1, MPI_INT, node);
-    MPI_Comm_free(&node);
 
     shmem_ctx_t ctx;
     ASSERT_EQ(shmem_team_create_ctx(SHMEM_TEAM_SHARED, 0, &ctx), 0);

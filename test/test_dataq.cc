@@ -22,15 +22,8 @@ struct TeamGeom {
 };
 TeamGeom geom(shmem_team_t team)
 {
-    if (team == SHMEM_TEAM_WORLD)
-        return {shmem_my_pe(), shmem_n_pes()};
-    MPI_Comm c;
-    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, shmem_my_pe(), MPI_INFO_NULL, &c);
-    TeamGeom g;
-    MPI_Comm_rank(c, &g.me);
-    MPI_Comm_size(c, &g.n);
-    MPI_Comm_free(&c);
-    return g;
+    // the team's own numbering (SHMEM_TEAM_SHARED follows SHMEMQ_NODE_PES, not MPI's node)
+    return {shmem_team_my_pe(team), shmem_team_n_pes(team)};
 }
 
 shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
