@@ -318,4 +318,11 @@ TEST(Wait, InvalidArguments)
     EXPECT_EQ(shmem_long_test_some_vector(&x, 1, NULL, NULL, SHMEM_CMP_EQ, &x), 0u);
     EXPECT_EQ(shmem_long_test_all_vector(&x, 1, NULL, SHMEM_CMP_EQ, NULL), 0);
     shmem_long_wait_until(NULL, SHMEM_CMP_EQ, 1);
+    // a misaligned ivar is reported and never waited on (the condition would hold if read)
+    long pair[2] = {0, 0};
+    long *odd = reinterpret_cast<long *>(reinterpret_cast<char *>(pair) + 2);
+    EXPECT_EQ(shmem_long_test(odd, SHMEM_CMP_EQ, 0), 0);
+    EXPECT_EQ(shmem_long_test_any(odd, 1, NULL, SHMEM_CMP_EQ, 0), SIZE_MAX);
+    shmem_long_wait_until(odd, SHMEM_CMP_NE, 0);
+    EXPECT_EQ(shmem_long_wait_until_any(odd, 1, NULL, SHMEM_CMP_NE, 0), SIZE_MAX);
 }

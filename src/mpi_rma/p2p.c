@@ -24,7 +24,7 @@ enum { P2P_ALL, P2P_ANY, P2P_SOME };
 static _Thread_local size_t any_rotate; /* fairness of the _any forms */
 
 static int p2p_check(const char *routine, const void *ivars, size_t nelems, int cmp, int mode,
-                     const size_t *indices, const void *values, int vector)
+                     const size_t *indices, const void *values, int vector, size_t esize)
 {
     if (shmemi_check_init(routine))
         return -1;
@@ -36,6 +36,11 @@ static int p2p_check(const char *routine, const void *ivars, size_t nelems, int 
         return 0;
     if (SHMEMI_UNLIKELY(ivars == NULL)) {
         shmemi_bad_arg(routine, "NULL ivars with %zu elements", nelems);
+        return -1;
+    }
+    /* the waits load with atomics, which need natural alignment (sizes are powers of 2) */
+    if (SHMEMI_UNLIKELY((uintptr_t)ivars & (esize - 1))) {
+        shmemi_bad_arg(routine, "ivars %p is not aligned to its %zu-byte type", ivars, esize);
         return -1;
     }
     if (SHMEMI_UNLIKELY(mode == P2P_SOME && indices == NULL)) {
@@ -98,7 +103,7 @@ static inline size_t p2p_fail(int mode)
                            int cmp, T value, const T *values, int vector, int mode,          \
                            size_t *indices)                                                  \
     {                                                                                        \
-        if (p2p_check(routine, ivars, n, cmp, mode, indices, values, vector))                \
+        if (p2p_check(routine, ivars, n, cmp, mode, indices, values, vector, sizeof(T)))     \
             return p2p_fail(mode);                                                           \
         MPI_Win w = n ? shmemi_sync_win(ivars, n * sizeof(T)) : shmemi.heap_win;             \
         for (unsigned spins = 0;;) {                                                         \
@@ -114,7 +119,7 @@ static inline size_t p2p_fail(int mode)
                            int cmp, T value, const T *values, int vector, int mode,          \
                            size_t *indices)                                                  \
     {                                                                                        \
-        if (p2p_check(routine, ivars, n, cmp, mode, indices, values, vector))                \
+        if (p2p_check(routine, ivars, n, cmp, mode, indices, values, vector, sizeof(T)))     \
             return p2p_fail(mode);                                                           \
         MPI_Win_sync(n ? shmemi_sync_win(ivars, n * sizeof(T)) : shmemi.heap_win);           \
         shmemi_progress();                                                                   \
