@@ -187,12 +187,20 @@ static void shm_name(char *buf, size_t n, const long id[2])
 #if defined(__clang__) || defined(__GNUC__)
 __attribute__((no_sanitize_address))
 #endif
-static void copy_segment(void *dst, uintptr_t src, size_t len)
+static void copy_segment(void *dst, uintptr_t src, size_t len, size_t page)
 {
     uint64_t *d = dst;
     const volatile uint64_t *s = (const volatile uint64_t *)src;
-    for (size_t i = 0; i < len / 8; i++)
-        d[i] = s[i];
+    size_t words = page / 8;
+    /* pages still all zero (untouched .bss) are not written: reading them maps the zero
+     * page, and the object reads as zero there anyway */
+    for (size_t p = 0; p < len / 8; p += words) {
+        size_t i = 0;
+        while (i < words && s[p + i] == 0)
+            i++;
+        for (; i < words; i++)
+            d[p + i] = s[p + i];
+    }
 }
 
 /* Moves [page, page+len) of our own writable segment into a shared-memory object.
@@ -204,14 +212,16 @@ static int share_own_segment(uintptr_t page, size_t len, const char *name)
     if (fd < 0)
         return -1;
     void *tmp = MAP_FAILED;
-    if (ftruncate(fd, (off_t)len) == 0)
+    /* posix_fallocate: a full /dev/shm fails here, cleanly, instead of a SIGBUS at some
+     * later store to a global */
+    if (ftruncate(fd, (off_t)len) == 0 && posix_fallocate(fd, 0, (off_t)len) == 0)
         tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (tmp == MAP_FAILED) {
         close(fd);
         shm_unlink(name);
         return -1;
     }
-    copy_segment(tmp, page, len);
+    copy_segment(tmp, page, len, (size_t)sysconf(_SC_PAGESIZE));
     /* Replaces the private pages in one call; the copy above holds their contents. */
     void *at = mmap((void *)page, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, fd, 0);
     munmap(tmp, len);
@@ -307,8 +317,13 @@ void shmemi_node_describe(char *buf, size_t n)
 /* After both regions: the job's atomic domain (see the top). */
 void shmemi_node_done(void)
 {
-    int one_node = shmemi.node_size == shmemi.n_pes;
-    shmemi.amo_direct = one_node && shmemi.node_heap_ok && shmemi.node_data_ok;
+    /* A region that could not be mapped has no node pointers on any PE (all_agree), so
+     * its atomics all go through MPI: still one mechanism per word. */
+    shmemi.amo_direct = shmemi.node_size == shmemi.n_pes;
+    if (shmemi.debug && shmemi.node_size > 1 && (!shmemi.node_heap_ok || !shmemi.node_data_ok))
+        fprintf(stderr, "[shmemq PE %d] shmem_init: the %s of node peers could not be mapped "
+                        "(see /dev/shm space); MPI carries those operations\n",
+                shmemi.my_pe, !shmemi.node_heap_ok ? "heaps" : "data segments");
     shmemq_node_fast.n_pes = shmemi.n_pes;
     shmemq_node_fast.heap_base = (uintptr_t)shmemi.heap_base;
     shmemq_node_fast.heap_size = shmemi.heap_size;
