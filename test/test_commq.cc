@@ -28,14 +28,7 @@ namespace {
 shmem_queue_config_t cfg(shmem_op_type_t op = SHMEM_OP_ANY, uint64_t max = 0,
                          double timeout = SHMEM_QUEUE_MAX_TIMEOUT)
 {
-    shmem_queue_config_t c;
-    std::memset(&c, 0, sizeof c);
-    c.qtype = SHMEM_QUEUE_COMM;
-    c.op_type = op;
-    c.max_elems = max;
-    c.timeout_flush = timeout;
-    c.pe_type = SHMEM_PE_ALL;
-    return c;
+    return comm_queue_cfg(op, max, timeout);
 }
 
 // Runs a test body once per (path, combine) setting.

@@ -54,17 +54,6 @@ double compute_until(const long *flag, long want)
     }
 }
 
-shmem_queue_config_t cfg(shmem_op_type_t op)
-{
-    shmem_queue_config_t c;
-    std::memset(&c, 0, sizeof c);
-    c.qtype = SHMEM_QUEUE_COMM;
-    c.op_type = op;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    c.pe_type = SHMEM_PE_ALL;
-    return c;
-}
-
 // Open MPI 4.1's 64-bit MPI_Compare_and_swap crashes in btl/vader under contention
 // (docs/amo.md has the plain-MPI reproducer): where 64-bit CAS goes through MPI there
 // (PEs off this node), the CAS loops are left out.
@@ -174,7 +163,7 @@ TEST(OneSided, QueueFlushWhileTargetWaitsInMpi)
     for (int variant = 0; variant < 2; variant++) {
         if (me == 0) {
             shmem_queue_t q;
-            shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+            shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
             ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
             const long one = 1;
             for (int i = 0; i < OPS; i++) {
@@ -267,7 +256,7 @@ TEST(OneSided, AtomicsMixedAcrossPathsExact)
     uint64_t *bits = static_cast<uint64_t *>(shmem_calloc(W, sizeof(uint64_t)));
     shmem_barrier_all();
     shmem_queue_t q;
-    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     const long one = 1, two = 2;
     for (int r = 0; r < R; r++) {
@@ -382,7 +371,7 @@ TEST(OneSided, QueuePutsToSpinningTarget)
     if (is_origin()) {
         int t = partner();
         shmem_queue_t q;
-        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
         for (int i = 0; i < K; i++) {
             long v = 7 * i + 1;
