@@ -112,6 +112,7 @@ static uint64_t dq_pushed(const struct shmemi_dataq *q)
 
 /* ---- default room from the cache size ---- */
 static size_t cache_bytes;
+static const char *cache_name = "none found: 1 MiB assumed";
 static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
 
 static void read_cache_size(void)
@@ -126,8 +127,10 @@ static void read_cache_size(void)
                                                      HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L1CACHE};
             for (size_t i = 0; i < sizeof order / sizeof order[0] && sz == 0; i++) {
                 hwloc_obj_t o = hwloc_get_obj_by_type(topo, order[i], 0);
-                if (o && o->attr)
+                if (o && o->attr) {
                     sz = (size_t)o->attr->cache.size;
+                    cache_name = i == 0 ? "L2" : i == 1 ? "L3" : i == 2 ? "L4" : "L1";
+                }
             }
         }
         hwloc_topology_destroy(topo);
@@ -145,6 +148,14 @@ static size_t default_room(size_t elem, int npes)
         r = 4096;
     r -= r % elem;
     return r ? r : elem;
+}
+
+/* One line for shmemq_info: the default room and the hwloc figure behind it. */
+void shmemi_dataq_describe(char *buf, size_t n, int npes)
+{
+    size_t r = default_room(1, npes);
+    snprintf(buf, n, "%zu bytes per peer at %d PEs (cache %s of %zu bytes, from hwloc)", r,
+             npes, cache_name, cache_bytes);
 }
 
 /* ---- flush engine ---- */

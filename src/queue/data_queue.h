@@ -87,6 +87,9 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
 int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size);
 int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
+/* shmemq_info: the default room per peer and the cache figure behind it, one line. */
+void shmemi_dataq_describe(char *buf, size_t n, int npes);
+
 /* 1 if the handle's first uint32 says "live data queue" (EXCLUSIVE or SHARED). */
 static inline int shmemi_is_dataq(shmem_queue_t queue)
 {
