@@ -1,0 +1,923 @@
+// test_model.cc: randomised queue tests checked against a reference model (issue 13).
+//
+// Each test drives a random sequence of queue calls (push, progress, query, flush, pop,
+// destroy and re-create with a random config, calls on a destroyed handle, bad
+// arguments) and checks every return code and every delivered byte against a small
+// model of the queue kept in the test:
+//  - CommModel: a comm queue whose target is this PE (SelfTarget) or the right
+//    neighbour (RightNeighbour; at 1 PE that is this PE again). Random max_elems make
+//    FULL points; the model knows an upper bound of the outstanding count (exact after
+//    every query, progress and flush) and so which pushes may and must return FULL.
+//    Inside one flush epoch a word is written once (PUT/SET), read (GET), or changed by
+//    one commutative op (ADD/INC, AND, OR, XOR), so its value after the flush is known
+//    whatever the order the library applied them in.
+//  - DataModel: a data queue over SHMEM_TEAM_WORLD (1 PE: the single-PE case). Every PE
+//    replays every PE's random stream, so each knows all outgoing and incoming rooms
+//    and predicts FULL, EMPTY, OVERFLOW (and on which flush), DATALOSS at destroy, the
+//    query sizes and every popped element. Background flushes (shmem_queue_data_progress,
+//    called a different number of times on each PE) run in phases where the model
+//    proves that nothing can overflow, so the outcome stays deterministic.
+// The seed is fixed (SHMEMQ_MODEL_SEED overrides it, SHMEMQ_MODEL_ITERS sets the number
+// of steps); every failure message carries the seed and the step.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <shmem.h>
+#include <shmemx.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../test_util.h"
+#include "model_util.h"
+
+namespace {
+
+using model::Rng;
+
+bool thread_multiple()
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    return provided == SHMEM_THREAD_MULTIPLE;
+}
+
+// ---------------------------------------------------------------- comm queues
+
+const int kW = 40;  // int64 words on the target
+const int kV = 40;  // int32 words
+const int kB = 256; // bytes (pushmem PUT/GET)
+
+enum Use : uint8_t { U_NONE, U_READ, U_WRITE, U_ADD, U_AND, U_OR, U_XOR };
+
+Use use_of(shmem_op_type_t op)
+{
+    switch (op) {
+    case SHMEM_OP_GET: return U_READ;
+    case SHMEM_OP_PUT:
+    case SHMEM_OP_ATOMIC_SET: return U_WRITE;
+    case SHMEM_OP_ATOMIC_ADD:
+    case SHMEM_OP_ATOMIC_INC: return U_ADD;
+    case SHMEM_OP_ATOMIC_AND: return U_AND;
+    case SHMEM_OP_ATOMIC_OR: return U_OR;
+    default: return U_XOR;
+    }
+}
+
+// May a location used `u` so far in this epoch take `want` as well?
+bool compatible(Use u, Use want)
+{
+    if (u == U_NONE)
+        return true;
+    return u == want && want != U_WRITE; // reads with reads, one commutative op with itself
+}
+
+template <typename T> T apply(shmem_op_type_t op, T old, T x)
+{
+    typedef typename std::make_unsigned<T>::type U;
+    switch (op) {
+    case SHMEM_OP_PUT:
+    case SHMEM_OP_ATOMIC_SET: return x;
+    case SHMEM_OP_ATOMIC_ADD: return (T)((U)old + (U)x);
+    case SHMEM_OP_ATOMIC_INC: return (T)((U)old + 1u);
+    case SHMEM_OP_ATOMIC_AND: return (T)(old & x);
+    case SHMEM_OP_ATOMIC_OR: return (T)(old | x);
+    default: return (T)(old ^ x);
+    }
+}
+
+struct PendingGet {
+    size_t off, len;                 // in the local result buffer
+    std::vector<unsigned char> want; // the target's bytes when the GET was pushed
+};
+
+class CommModel {
+  public:
+    CommModel(uint64_t seed, int target, int steps) : rng_(seed), pe_(target), steps_(steps)
+    {
+        w_ = static_cast<int64_t *>(shmem_calloc(kW, sizeof(int64_t)));
+        v_ = static_cast<int32_t *>(shmem_calloc(kV, sizeof(int32_t)));
+        b_ = static_cast<unsigned char *>(shmem_calloc(kB, 1));
+        std::memset(mw_, 0, sizeof mw_);
+        std::memset(mv_, 0, sizeof mv_);
+        std::memset(mb_, 0, sizeof mb_);
+        gbuf_.assign(1 << 16, 0);
+        new_epoch();
+        shmem_barrier_all();
+    }
+    ~CommModel()
+    {
+        shmem_barrier_all(); // every PE checked its target before the memory goes
+        shmem_free(w_);
+        shmem_free(v_);
+        shmem_free(b_);
+    }
+
+    void run()
+    {
+        create();
+        for (step_ = 0; step_ < steps_ && !::testing::Test::HasFailure(); step_++) {
+            SCOPED_TRACE(where());
+            uint64_t r = rng_.below(100);
+            if (r < 58)
+                push();
+            else if (r < 62)
+                bad_push();
+            else if (r < 74)
+                progress();
+            else if (r < 84)
+                query();
+            else if (r < 93)
+                flush(rng_.chance(60));
+            else if (r < 97)
+                recreate();
+            else
+                stale();
+        }
+        if (!::testing::Test::HasFailure()) {
+            SCOPED_TRACE(where());
+            flush(true);
+            EXPECT_EQ(shmem_queue_comm_destroy(q_), 0);
+            q_ = nullptr;
+        } else if (q_ != nullptr) {
+            shmem_queue_comm_destroy(q_);
+        }
+        unsetenv("SHMEMQ_COMM_PATH");
+        unsetenv("SHMEMQ_COMBINE");
+        if (shmem_my_pe() == 0)
+            std::printf("[  MODEL   ] seed %llu: %d steps, %llu pushes accepted, %llu FULL, %llu "
+                        "errors as expected, %llu flushes, %llu queues\n",
+                        (unsigned long long)rng_seed_, step_, (unsigned long long)n_ok_,
+                        (unsigned long long)n_full_, (unsigned long long)n_err_,
+                        (unsigned long long)n_flush_, (unsigned long long)n_queues_);
+    }
+
+  private:
+    std::string where() const
+    {
+        return "seed " + std::to_string(rng_seed_) + " (SHMEMQ_MODEL_SEED), step " +
+               std::to_string(step_) + ", PE " + std::to_string(shmem_my_pe()) + " -> " +
+               std::to_string(pe_) + ", queue max_elems " + std::to_string(max_) + " op_type " +
+               std::to_string((int)cfg_op_) + " path " + path_;
+    }
+
+    void create()
+    {
+        static const uint64_t maxes[] = {1, 2, 3, 4, 5, 8, 13, 32, 100, 0};
+        static const shmem_op_type_t ops[] = {SHMEM_OP_ANY, SHMEM_OP_ANY, SHMEM_OP_ANY,
+                                              SHMEM_OP_ATOMIC_ADD, SHMEM_OP_PUT, SHMEM_OP_GET,
+                                              SHMEM_OP_ATOMIC_XOR};
+        static const double timeouts[] = {SHMEM_QUEUE_MAX_TIMEOUT, SHMEM_QUEUE_MAX_TIMEOUT, 0.0,
+                                          0.0005};
+        uint64_t m = maxes[rng_.below(sizeof maxes / sizeof maxes[0])];
+        cfg_op_ = ops[rng_.below(sizeof ops / sizeof ops[0])];
+        shmem_queue_config_t c = comm_queue_cfg(cfg_op_, m, timeouts[rng_.below(4)]);
+        if (thread_multiple() && rng_.chance(25))
+            c.thread_model = SHMEM_QUEUE_SHARED;
+        path_ = rng_.chance(50) ? "rma" : "am";
+        setenv("SHMEMQ_COMM_PATH", path_, 1);
+        setenv("SHMEMQ_COMBINE", rng_.chance(50) ? "1" : "0", 1);
+        ASSERT_EQ(shmem_queue_comm_create(&q_, &c), 0) << where();
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q_, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, 0u);
+        max_ = a.available_elems;
+        if (m != 0) {
+            EXPECT_EQ(max_, m) << where();
+        }
+        ub_ = 0;
+        last_full_ = false;
+        n_queues_++;
+    }
+
+    // A flush (or destroy) completed every pushed operation: GET results are in, and the
+    // target's memory is what the model says.
+    void new_epoch()
+    {
+        std::memset(uw_, 0, sizeof uw_);
+        std::memset(uv_, 0, sizeof uv_);
+        std::memset(ub8_, 0, sizeof ub8_);
+        gets_.clear();
+        goff_ = 0;
+    }
+    void epoch_done(bool verify)
+    {
+        for (const PendingGet &g : gets_)
+            ASSERT_EQ(std::memcmp(&gbuf_[g.off], g.want.data(), g.len), 0)
+                << "GET of " << g.len << " bytes at result offset " << g.off << ": " << where();
+        new_epoch();
+        if (!verify)
+            return;
+        std::vector<int64_t> w(kW);
+        std::vector<int32_t> v(kV);
+        std::vector<unsigned char> b(kB);
+        shmem_getmem(w.data(), w_, sizeof(int64_t) * kW, pe_);
+        shmem_getmem(v.data(), v_, sizeof(int32_t) * kV, pe_);
+        shmem_getmem(b.data(), b_, kB, pe_);
+        for (int i = 0; i < kW; i++)
+            ASSERT_EQ(w[i], mw_[i]) << "int64 word " << i << ": " << where();
+        for (int i = 0; i < kV; i++)
+            ASSERT_EQ(v[i], mv_[i]) << "int32 word " << i << ": " << where();
+        for (int i = 0; i < kB; i++)
+            ASSERT_EQ(b[i], mb_[i]) << "byte " << i << ": " << where();
+    }
+
+    // Room for a GET result of len bytes (8-aligned); false when the epoch's buffer is used up.
+    bool get_room(size_t len, size_t *off)
+    {
+        size_t o = (goff_ + 7) & ~(size_t)7;
+        if (o + len > gbuf_.size())
+            return false;
+        *off = o;
+        goff_ = o + len;
+        return true;
+    }
+
+    // Checks a push's return code against the model. `cost` operations, `ok` what the
+    // call returns when it is not FULL.
+    void check_push(int rc, uint64_t cost, bool *accepted)
+    {
+        SCOPED_TRACE(what_);
+        *accepted = false;
+        if (cost > max_) {
+            ASSERT_EQ(rc, SHMEM_QUEUE_ERR_ARG) << "a push of " << cost << " ops can never fit: " << where();
+            return;
+        }
+        if (rc == SHMEM_QUEUE_ERR_FULL) {
+            ASSERT_GT(ub_ + cost, max_) << "FULL with room: " << where();
+            size_t s = 0;
+            ASSERT_EQ(shmem_query_size(q_, &s), 0);
+            ASSERT_GT(s + cost, max_) << "FULL, but query_size says " << s << ": " << where();
+            ub_ = s;
+            last_full_ = true;
+            n_full_++;
+            return;
+        }
+        ASSERT_EQ(rc, 0) << where();
+        if (synced_ && ub_ + cost > max_) {
+            // Only a PUT/GET done inside the push (a copy to a PE of this node) may
+            // pass a full queue: it was never outstanding.
+            size_t s = 0;
+            ASSERT_EQ(shmem_query_size(q_, &s), 0);
+            ASSERT_TRUE(rw_ && s == ub_) << "accepted past max_elems (" << s
+                                         << " outstanding now): " << where();
+            *accepted = true;
+            return;
+        }
+        ub_ += cost;
+        synced_ = false;
+        *accepted = true;
+        n_ok_++;
+    }
+
+    void push()
+    {
+        static const shmem_op_type_t all[] = {SHMEM_OP_PUT,        SHMEM_OP_GET,
+                                              SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_INC,
+                                              SHMEM_OP_ATOMIC_SET, SHMEM_OP_ATOMIC_AND,
+                                              SHMEM_OP_ATOMIC_OR,  SHMEM_OP_ATOMIC_XOR};
+        shmem_op_type_t op = (cfg_op_ != SHMEM_OP_ANY && rng_.chance(80))
+                                 ? cfg_op_
+                                 : all[rng_.below(8)];
+        size_t n = 1 + (size_t)(rng_.chance(70) ? 0 : rng_.below(4));
+        uint64_t kind = rng_.below(10);
+        if (kind < 5)
+            push_words(w_, mw_, uw_, kW, op, n);
+        else if (kind < 8)
+            push_words(v_, mv_, uv_, kV, op, n);
+        else
+            push_bytes(op);
+    }
+
+    template <typename T>
+    void push_words(T *sym, T *model, Use *uses, int nwords, shmem_op_type_t op, size_t n)
+    {
+        int i = (int)rng_.below((uint64_t)(nwords - (int)n + 1));
+        Use want = use_of(op);
+        for (size_t k = 0; k < n; k++)
+            if (!compatible(uses[i + k], want))
+                return; // the result would depend on the order: not this one
+        T src[4], keep[4];
+        for (size_t k = 0; k < n; k++) {
+            uint64_t x = rng_.next();
+            // AND keeps most bits so words do not all collapse to 0
+            src[k] = op == SHMEM_OP_ATOMIC_AND ? (T)(x | (x >> 3) | (x >> 9)) : (T)x;
+            keep[k] = src[k];
+        }
+        size_t goff = 0;
+        if (op == SHMEM_OP_GET && !get_room(n * sizeof(T), &goff))
+            return;
+        if (rng_.chance(30))
+            sync();
+        uint64_t cost = (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) ? 1 : n;
+        what_ = "push of op " + std::to_string((int)op) + ", " + std::to_string(n) + " x " +
+                std::to_string(sizeof(T)) + " bytes at word " + std::to_string(i);
+        T *dst = sym + i;
+        T *gdst = reinterpret_cast<T *>(&gbuf_[goff]);
+        const T *s = op == SHMEM_OP_ATOMIC_INC ? nullptr : src;
+        // the inline push (shmemq/queue_inline.h) or the library's own
+        bool lib = rng_.chance(25);
+        what_ += lib ? " (library call)" : " (inline)";
+        rw_ = op == SHMEM_OP_PUT || op == SHMEM_OP_GET;
+        T *d = op == SHMEM_OP_GET ? gdst : dst;
+        const T *sr = op == SHMEM_OP_GET ? dst : s;
+        int rc;
+        if (sizeof(T) == 8)
+            rc = lib ? pshmem_int64_queue_comm_push(q_, (int64_t *)d, (const int64_t *)sr, n, pe_, op)
+                     : shmem_int64_queue_comm_push(q_, (int64_t *)d, (const int64_t *)sr, n, pe_, op);
+        else
+            rc = lib ? pshmem_int32_queue_comm_push(q_, (int32_t *)d, (const int32_t *)sr, n, pe_, op)
+                     : shmem_int32_queue_comm_push(q_, (int32_t *)d, (const int32_t *)sr, n, pe_, op);
+        if (cfg_op_ != SHMEM_OP_ANY && op != cfg_op_) {
+            ASSERT_EQ(rc, SHMEM_QUEUE_ERR_TYPE) << "op " << op << ": " << where();
+            n_err_++;
+            if (op == SHMEM_OP_GET)
+                goff_ = goff;
+            return;
+        }
+        bool accepted = false;
+        check_push(rc, cost, &accepted);
+        if (!accepted) {
+            if (op == SHMEM_OP_GET)
+                goff_ = goff;
+            return;
+        }
+        std::memset(src, 0x5A, sizeof src); // the push copied its operands
+        if (op == SHMEM_OP_GET) {
+            PendingGet g;
+            g.off = goff;
+            g.len = n * sizeof(T);
+            g.want.resize(g.len);
+            std::memcpy(g.want.data(), model + i, g.len);
+            gets_.push_back(g);
+        }
+        for (size_t k = 0; k < n; k++) {
+            uses[i + k] = want;
+            if (op != SHMEM_OP_GET)
+                model[i + k] = apply<T>(op, model[i + k], keep[k]);
+        }
+    }
+
+    void push_bytes(shmem_op_type_t op)
+    {
+        if (op != SHMEM_OP_PUT && op != SHMEM_OP_GET)
+            op = rng_.chance(50) ? SHMEM_OP_PUT : SHMEM_OP_GET;
+        size_t len = 1 + (size_t)rng_.below(rng_.chance(80) ? 24 : 200);
+        int i = (int)rng_.below((uint64_t)(kB - (int)len + 1));
+        Use want = use_of(op);
+        for (size_t k = 0; k < len; k++)
+            if (!compatible(ub8_[i + k], want))
+                return;
+        std::vector<unsigned char> src(len);
+        for (size_t k = 0; k < len; k++)
+            src[k] = (unsigned char)rng_.next();
+        size_t goff = 0;
+        if (op == SHMEM_OP_GET && !get_room(len, &goff))
+            return;
+        if (rng_.chance(30))
+            sync();
+        what_ = "pushmem of op " + std::to_string((int)op) + ", " + std::to_string(len) +
+                " bytes at byte " + std::to_string(i);
+        rw_ = true;
+        int rc = op == SHMEM_OP_GET ? shmem_queue_comm_pushmem(q_, &gbuf_[goff], b_ + i, len, pe_, op)
+                                    : shmem_queue_comm_pushmem(q_, b_ + i, src.data(), len, pe_, op);
+        if (cfg_op_ != SHMEM_OP_ANY && op != cfg_op_) {
+            ASSERT_EQ(rc, SHMEM_QUEUE_ERR_TYPE) << "pushmem op " << op << ": " << where();
+            n_err_++;
+            if (op == SHMEM_OP_GET)
+                goff_ = goff;
+            return;
+        }
+        bool accepted = false;
+        check_push(rc, 1, &accepted);
+        if (!accepted) {
+            if (op == SHMEM_OP_GET)
+                goff_ = goff;
+            return;
+        }
+        if (op == SHMEM_OP_GET) {
+            PendingGet g;
+            g.off = goff;
+            g.len = len;
+            g.want.assign(mb_ + i, mb_ + i + len);
+            gets_.push_back(g);
+        } else {
+            std::memcpy(mb_ + i, src.data(), len);
+            std::memset(src.data(), 0x3C, len); // the push copied the payload
+        }
+        for (size_t k = 0; k < len; k++)
+            ub8_[i + k] = want;
+    }
+
+    // Bad arguments: an error, and nothing queued (the outstanding count is unchanged).
+    void bad_push()
+    {
+        sync();
+        int64_t one = 1;
+        int n = shmem_n_pes();
+        uint64_t what = rng_.below(5);
+        int rc;
+        int want = SHMEM_QUEUE_ERR_ARG;
+        switch (what) {
+        case 0: rc = shmem_int64_queue_comm_push(q_, &w_[0], &one, 1, n, SHMEM_OP_ATOMIC_ADD); break;
+        case 1: rc = shmem_int64_queue_comm_push(q_, &w_[0], &one, 1, -1, SHMEM_OP_PUT); break;
+        case 2: rc = shmem_int64_queue_comm_push(q_, &w_[0], &one, 1, pe_, SHMEM_OP_ANY); break;
+        case 3: {
+            int64_t local = 0; // not symmetric
+            rc = shmem_int64_queue_comm_push(q_, &local, &one, 1, pe_, SHMEM_OP_ATOMIC_ADD);
+            want = SHMEM_QUEUE_ERR_ADDR;
+            break;
+        }
+        default:
+            rc = shmem_int64_queue_comm_push(q_, &w_[0], &one, 0, pe_, SHMEM_OP_ATOMIC_ADD);
+            want = 0; // nelems 0: a no-op once handle, op, type and PE checked out
+            break;
+        }
+        bool typed_away = cfg_op_ != SHMEM_OP_ANY &&
+                          ((what == 0 || what == 3 || what == 4) ? cfg_op_ != SHMEM_OP_ATOMIC_ADD
+                           : what == 1                           ? cfg_op_ != SHMEM_OP_PUT
+                                                                 : false);
+        if (typed_away) // the op/queue mismatch is found first
+            want = SHMEM_QUEUE_ERR_TYPE;
+        EXPECT_EQ(rc, want) << "bad push " << what << ": " << where();
+        n_err_ += want != 0;
+        size_t s = 0;
+        ASSERT_EQ(shmem_query_size(q_, &s), 0);
+        ASSERT_LE(s, ub_) << where();
+        ub_ = s;
+        synced_ = true;
+    }
+
+    // query_size / query_attr: exact, never above the model's bound.
+    void sync()
+    {
+        size_t s = 0;
+        ASSERT_EQ(shmem_query_size(q_, &s), 0);
+        ASSERT_LE(s, ub_) << "more outstanding than pushed: " << where();
+        ub_ = s;
+        synced_ = true;
+    }
+    void query()
+    {
+        sync();
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q_, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, ub_) << where();
+        EXPECT_EQ(a.available_elems, max_ - ub_) << where();
+    }
+
+    void progress()
+    {
+        int p = shmem_queue_progress(q_);
+        ASSERT_GE(p, 0) << where();
+        ASSERT_LE((uint64_t)p, ub_) << where();
+        if (last_full_) {
+            ASSERT_LT((uint64_t)p, max_) << "progress on a full queue made no room: " << where();
+        }
+        ub_ = (uint64_t)p;
+        synced_ = true;
+        last_full_ = false;
+    }
+
+    void flush(bool verify)
+    {
+        ASSERT_EQ(shmem_queue_local_flush(q_), 0) << where();
+        size_t s = 1;
+        ASSERT_EQ(shmem_query_size(q_, &s), 0);
+        ASSERT_EQ(s, 0u) << "outstanding after a flush: " << where();
+        ub_ = 0;
+        synced_ = true;
+        last_full_ = false;
+        n_flush_++;
+        epoch_done(verify);
+    }
+
+    // Destroy completes what is outstanding; the next queue gets another config.
+    void recreate()
+    {
+        ASSERT_EQ(shmem_queue_comm_destroy(q_), 0) << where();
+        stale_ = q_;
+        q_ = nullptr;
+        epoch_done(rng_.chance(50));
+        create();
+    }
+
+    // A destroyed handle: STATE from every routine, nothing done.
+    void stale()
+    {
+        if (stale_ == nullptr)
+            return;
+        int64_t one = 1;
+        size_t s;
+        EXPECT_EQ(shmem_int64_queue_comm_push(stale_, &w_[0], &one, 1, pe_, SHMEM_OP_ATOMIC_ADD),
+                  SHMEM_QUEUE_ERR_STATE) << where();
+        EXPECT_EQ(shmem_queue_comm_pushmem(stale_, b_, &one, 1, pe_, SHMEM_OP_PUT), SHMEM_QUEUE_ERR_STATE);
+        EXPECT_EQ(shmem_queue_progress(stale_), SHMEM_QUEUE_ERR_STATE);
+        EXPECT_EQ(shmem_queue_local_flush(stale_), SHMEM_QUEUE_ERR_STATE);
+        EXPECT_EQ(shmem_query_size(stale_, &s), SHMEM_QUEUE_ERR_STATE);
+        EXPECT_EQ(shmem_queue_comm_destroy(stale_), SHMEM_QUEUE_ERR_STATE);
+    }
+
+    Rng rng_;
+    uint64_t rng_seed_ = 0;
+    int pe_, steps_, step_ = 0;
+    shmem_queue_t q_ = nullptr, stale_ = nullptr;
+    shmem_op_type_t cfg_op_ = SHMEM_OP_ANY;
+    const char *path_ = "rma";
+    uint64_t max_ = 0, ub_ = 0;
+    std::string what_; // the push being checked
+    uint64_t n_ok_ = 0, n_full_ = 0, n_err_ = 0, n_flush_ = 0, n_queues_ = 0;
+    bool rw_ = false;  // it is a PUT or GET
+    bool synced_ = true, last_full_ = false;
+    int64_t *w_;
+    int32_t *v_;
+    unsigned char *b_;
+    int64_t mw_[kW];
+    int32_t mv_[kV];
+    unsigned char mb_[kB];
+    Use uw_[kW], uv_[kV], ub8_[kB];
+    std::vector<unsigned char> gbuf_;
+    std::vector<PendingGet> gets_;
+    size_t goff_ = 0;
+
+  public:
+    void set_seed(uint64_t s) { rng_seed_ = s; }
+};
+
+void run_comm_model(int target, uint64_t salt)
+{
+    uint64_t seed = model::base_seed() + salt;
+    int steps = (int)model::model_iters(1500);
+    CommModel m(model::stream(seed, (uint64_t)shmem_my_pe()).next(), target, steps);
+    m.set_seed(seed);
+    m.run();
+}
+
+// ---------------------------------------------------------------- data queues
+
+// Byte k of element `seq` sent from s to d.
+unsigned char elem_byte(int s, int d, uint64_t seq, size_t k)
+{
+    uint64_t h = ((uint64_t)s * 0x9E3779B1u) ^ ((uint64_t)d << 40) ^ (seq * 0x100000001B3ULL);
+    h ^= h >> 29;
+    return (unsigned char)((h >> ((k % 8) * 8)) + k * 31);
+}
+
+struct Elem {
+    int src;
+    uint64_t seq;
+};
+
+class DataModel {
+  public:
+    DataModel(uint64_t seed, int steps)
+        : seed_(seed), g_(model::stream(seed, 0xFFFF)), steps_(steps), n_(shmem_n_pes()),
+          me_(shmem_my_pe())
+    {
+        for (int p = 0; p < n_; p++)
+            pe_rng_.push_back(model::stream(seed, (uint64_t)p));
+    }
+
+    void run()
+    {
+        create();
+        // Collective steps stay in step on every PE after a failure (the model is updated
+        // before the call it checks); the PEs agree to stop every 50 steps.
+        for (step_ = 0; step_ < steps_ && (step_ % 50 != 0 || !any_failure()); step_++) {
+            SCOPED_TRACE(where());
+            uint64_t r = g_.below(100);
+            if (r < 35)
+                pushes(false);
+            else if (r < 55)
+                pops();
+            else if (r < 63)
+                query();
+            else if (r < 85)
+                flush();
+            else if (r < 92)
+                progress_phase();
+            else
+                recreate();
+        }
+        SCOPED_TRACE(where());
+        if (!any_failure())
+            drain();
+        if (q_ != nullptr) {
+            int rc = shmem_queue_data_destroy(&q_, SHMEM_TEAM_WORLD);
+            EXPECT_EQ(rc, any_failure() ? rc : 0) << where();
+        }
+        unsetenv("SHMEMQ_DATAQ_XFER");
+        unsetenv("SHMEMQ_DATAQ_CHUNK");
+        if (me_ == 0)
+            std::printf("[  MODEL   ] seed %llu: %d steps on PE 0: %llu elements pushed, %llu FULL, "
+                        "%llu pops, %llu EMPTY, %llu flushes (%llu OVERFLOW), %llu progress calls, "
+                        "%llu queues\n",
+                        (unsigned long long)seed_, step_, (unsigned long long)c_[0],
+                        (unsigned long long)c_[1], (unsigned long long)c_[2], (unsigned long long)c_[3],
+                        (unsigned long long)c_[4], (unsigned long long)c_[5],
+                        (unsigned long long)c_[6], (unsigned long long)c_[7]);
+    }
+
+  private:
+    // Collective calls follow the same global stream on every PE, so every PE must leave
+    // the loop at the same step: agree on failures.
+    bool any_failure()
+    {
+        int mine = ::testing::Test::HasFailure() ? 1 : 0, any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        return any != 0;
+    }
+
+    std::string where() const
+    {
+        return "seed " + std::to_string(seed_) + " (SHMEMQ_MODEL_SEED), step " +
+               std::to_string(step_) + ", PE " + std::to_string(me_) + " of " +
+               std::to_string(n_) + ", elem " + std::to_string(elem_) + " room " +
+               std::to_string(room_) + " elements, xfer " + xfer_;
+    }
+
+    std::deque<Elem> &out(int s, int d) { return out_[(size_t)s * n_ + d]; }
+    std::deque<Elem> &in(int d, int s) { return in_[(size_t)d * n_ + s]; }
+
+    void create()
+    {
+        static const size_t elems[] = {1, 3, 4, 8, 12, 16};
+        static const size_t rooms[] = {1, 2, 3, 5, 8, 17, 40};
+        static const char *xfers[] = {"v", "v", "c", "rounds"};
+        elem_ = elems[g_.below(6)];
+        room_ = rooms[g_.below(7)];
+        xfer_ = xfers[g_.below(4)];
+        setenv("SHMEMQ_DATAQ_XFER", xfer_, 1);
+        setenv("SHMEMQ_DATAQ_CHUNK", std::to_string(1 + g_.below(64)).c_str(), 1);
+        shmem_queue_config_t c;
+        std::memset(&c, 0, sizeof c);
+        c.qtype = SHMEM_QUEUE_DATA;
+        c.data_elem_size = elem_;
+        c.max_bytes = room_ * elem_ + g_.below(elem_); // rounded down to whole elements
+        bool shared = g_.chance(25);
+        if (shared && thread_multiple())
+            c.thread_model = SHMEM_QUEUE_SHARED;
+        ASSERT_EQ(shmem_queue_data_create(&q_, &c, SHMEM_TEAM_WORLD), 0) << where();
+        c_[7]++;
+        out_.assign((size_t)n_ * n_, std::deque<Elem>());
+        in_.assign((size_t)n_ * n_, std::deque<Elem>());
+        seq_.assign((size_t)n_ * n_, 0);
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q_, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, 0u);
+        EXPECT_EQ(a.available_elems, (uint64_t)room_ * n_) << where();
+    }
+
+    // Every PE's pushes of this step (each PE's own stream); only mine are real calls.
+    // In a progress phase a push must keep out + in <= room for its pair, so no flush
+    // of the phase can overflow, whenever it runs.
+    void pushes(bool phase)
+    {
+        std::vector<unsigned char> buf;
+        for (int p = 0; p < n_; p++) {
+            Rng &r = pe_rng_[p];
+            int k = (int)r.below(8);
+            for (int i = 0; i < k; i++) {
+                int d = (int)r.below((uint64_t)n_);
+                uint64_t pick = r.below(100);
+                size_t ne = pick < 4 ? 0 : pick < 8 ? room_ + 1 + r.below(3)
+                                         : 1 + (size_t)r.below(pick < 70 ? 2 : room_);
+                bool bad_pe = !phase && r.chance(3);
+                int rc_want;
+                if (bad_pe)
+                    rc_want = SHMEM_QUEUE_ERR_ARG;
+                else if (ne == 0)
+                    rc_want = 0;
+                else if (ne > room_)
+                    rc_want = SHMEM_QUEUE_ERR_ARG;
+                else if (out(p, d).size() + ne > room_)
+                    rc_want = SHMEM_QUEUE_ERR_FULL;
+                else
+                    rc_want = 0;
+                if (phase && ne > 0 && out(p, d).size() + in(d, p).size() + ne > room_)
+                    continue; // could overflow a flush of the phase: not in this phase
+                if (p == me_) {
+                    buf.assign(ne * elem_ + 1, 0);
+                    for (size_t e = 0; e < ne; e++)
+                        for (size_t b = 0; b < elem_; b++)
+                            buf[e * elem_ + b] = elem_byte(p, d, seq_[(size_t)p * n_ + d] + e, b);
+                    int pe = bad_pe ? (r.chance(50) ? n_ : -1) : d;
+                    int rc = (r.chance(20) ? (shmem_queue_data_push)(q_, buf.data(), ne, pe)
+                                           : shmem_queue_data_push(q_, buf.data(), ne, pe));
+                    ASSERT_EQ(rc, rc_want) << "push of " << ne << " to " << pe << ": " << where();
+                    c_[0] += rc == 0 ? ne : 0;
+                    c_[1] += rc == SHMEM_QUEUE_ERR_FULL;
+                } else if (bad_pe) {
+                    r.chance(50); // keep the stream in step with PE p's own
+                    r.chance(20);
+                } else {
+                    r.chance(20);
+                }
+                if (rc_want == 0 && !bad_pe)
+                    for (size_t e = 0; e < ne; e++)
+                        out(p, d).push_back({p, seq_[(size_t)p * n_ + d]++});
+            }
+        }
+    }
+
+    void pops()
+    {
+        std::vector<unsigned char> buf;
+        for (int p = 0; p < n_; p++) {
+            Rng &r = pe_rng_[p];
+            int k = (int)r.below(8);
+            for (int i = 0; i < k; i++) {
+                int s = (int)r.below((uint64_t)n_ + 1);
+                if (s == n_)
+                    s = SHMEM_QUEUE_ANY_PE;
+                size_t ne = 1 + (size_t)r.below(r.chance(60) ? 2 : room_ * 2);
+                size_t avail = 0;
+                if (s == SHMEM_QUEUE_ANY_PE)
+                    for (int x = 0; x < n_; x++)
+                        avail += in(p, x).size();
+                else
+                    avail = in(p, s).size();
+                int rc_want = avail < ne ? SHMEM_QUEUE_ERR_EMPTY : 0;
+                std::vector<Elem> got;
+                if (rc_want == 0) {
+                    for (int x = (s == SHMEM_QUEUE_ANY_PE ? 0 : s); got.size() < ne; x++)
+                        while (got.size() < ne && !in(p, x).empty()) {
+                            got.push_back(in(p, x).front());
+                            in(p, x).pop_front();
+                        }
+                }
+                bool lib = r.chance(20);
+                if (p != me_)
+                    continue;
+                buf.assign(ne * elem_, 0xEE);
+                int rc = lib ? (shmem_queue_data_pop)(q_, buf.data(), ne, s)
+                             : shmem_queue_data_pop(q_, buf.data(), ne, s);
+                c_[2]++;
+                c_[3] += rc == SHMEM_QUEUE_ERR_EMPTY;
+                ASSERT_EQ(rc, rc_want) << "pop of " << ne << " from " << s << " (" << avail
+                                       << " there): " << where();
+                if (rc != 0) {
+                    for (unsigned char c : buf)
+                        ASSERT_EQ(c, 0xEE) << "a failed pop wrote: " << where();
+                    continue;
+                }
+                for (size_t e = 0; e < ne; e++)
+                    for (size_t b = 0; b < elem_; b++)
+                        ASSERT_EQ(buf[e * elem_ + b], elem_byte(got[e].src, me_, got[e].seq, b))
+                            << "element " << e << " of a pop of " << ne << " from " << s
+                            << " (expected source " << got[e].src << " seq " << got[e].seq
+                            << "), byte " << b << ": " << where();
+            }
+        }
+    }
+
+    void query()
+    {
+        int pe = (int)g_.below((uint64_t)n_ + 1);
+        if (pe == n_)
+            pe = SHMEM_QUEUE_ANY_PE;
+        size_t win = 0, wout = 0, gin = 1, gout = 1;
+        for (int x = 0; x < n_; x++)
+            if (pe == SHMEM_QUEUE_ANY_PE || pe == x) {
+                win += in(me_, x).size() * elem_;
+                wout += out(me_, x).size() * elem_;
+            }
+        ASSERT_EQ(shmem_query_data_size(q_, &gin, &gout, pe), 0) << where();
+        EXPECT_EQ(gin, win) << "incoming from " << pe << ": " << where();
+        EXPECT_EQ(gout, wout) << "outgoing to " << pe << ": " << where();
+        uint64_t outst = 0, avail = 0;
+        for (int x = 0; x < n_; x++) {
+            outst += out(me_, x).size();
+            avail += room_ - out(me_, x).size();
+        }
+        shmem_queue_attr_t a;
+        ASSERT_EQ(shmem_query_attr(q_, &a), 0);
+        EXPECT_EQ(a.outstanding_elems, outst) << where();
+        EXPECT_EQ(a.available_elems, avail) << where();
+        size_t sz = 0;
+        ASSERT_EQ(shmem_query_size(q_, &sz), 0);
+        EXPECT_EQ(sz, outst) << where();
+    }
+
+    // The model's flush: each pair moves what the receiver's room has free for it.
+    int model_flush()
+    {
+        bool over = false;
+        for (int s = 0; s < n_; s++)
+            for (int d = 0; d < n_; d++) {
+                std::deque<Elem> &o = out(s, d), &i = in(d, s);
+                size_t move = std::min(o.size(), room_ - i.size());
+                for (size_t k = 0; k < move; k++) {
+                    i.push_back(o.front());
+                    o.pop_front();
+                }
+                over |= !o.empty();
+            }
+        return over ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
+    }
+
+    void flush()
+    {
+        int want = model_flush();
+        int rc = shmem_queue_global_flush(q_);
+        ASSERT_EQ(rc, want) << where();
+        c_[4]++;
+        c_[5] += rc == SHMEM_QUEUE_ERR_OVERFLOW;
+    }
+
+    // Background flushes, started and advanced a different number of times on each PE,
+    // while pushes go on; the global flush at the end completes them.
+    void progress_phase()
+    {
+        for (int s = 0; s < n_; s++)
+            for (int d = 0; d < n_; d++)
+                if (out(s, d).size() + in(d, s).size() > room_)
+                    return flush(); // could overflow: an ordinary flush instead
+        int rounds = 1 + (int)g_.below(4);
+        for (int k = 0; k < rounds; k++) {
+            int calls = (int)pe_rng_[me_].below(4);
+            for (int p = 0; p < n_; p++)
+                if (p != me_)
+                    pe_rng_[p].below(4);
+            for (int c = 0; c < calls; c++, c_[6]++)
+                EXPECT_EQ(shmem_queue_data_progress(q_, SHMEM_TEAM_WORLD), 0) << where();
+            pushes(true);
+        }
+        flush(); // every PE, failed or not: it is collective
+    }
+
+    void recreate()
+    {
+        bool loss = false;
+        for (int x = 0; x < n_; x++)
+            loss |= !out(me_, x).empty() || !in(me_, x).empty();
+        int rc = shmem_queue_data_destroy(&q_, SHMEM_TEAM_WORLD);
+        EXPECT_EQ(rc, loss ? SHMEM_QUEUE_ERR_DATALOSS : 0) << where();
+        EXPECT_EQ(q_, nullptr);
+        q_ = nullptr;
+        size_t a, b;
+        EXPECT_EQ(shmem_query_data_size(q_, &a, &b, 0), SHMEM_QUEUE_ERR_ARG) << where();
+        create();
+    }
+
+    // Everything pushed arrives: flush and pop until the model is empty everywhere.
+    void drain()
+    {
+        for (int round = 0; round < 64; round++) {
+            bool left = false;
+            for (size_t i = 0; i < out_.size(); i++)
+                left |= !out_[i].empty() || !in_[i].empty();
+            if (!left)
+                return;
+            flush();
+            for (int s = 0; s < n_ && !::testing::Test::HasFailure(); s++) {
+                size_t ne = in(me_, s).size();
+                if (ne == 0)
+                    continue;
+                std::vector<unsigned char> buf(ne * elem_);
+                ASSERT_EQ(shmem_queue_data_pop(q_, buf.data(), ne, s), 0) << where();
+                for (size_t e = 0; e < ne; e++)
+                    for (size_t b = 0; b < elem_; b++)
+                        ASSERT_EQ(buf[e * elem_ + b], elem_byte(s, me_, in(me_, s)[e].seq, b)) << where();
+            }
+            for (int p = 0; p < n_; p++)
+                for (int s = 0; s < n_; s++)
+                    in(p, s).clear();
+            if (any_failure())
+                return;
+        }
+        FAIL() << "not drained after 64 flushes: " << where();
+    }
+
+    uint64_t seed_;
+    Rng g_; // the global stream: step kinds and configs, the same on every PE
+    std::vector<Rng> pe_rng_;
+    int steps_, step_ = 0, n_, me_;
+    shmem_queue_t q_ = nullptr;
+    size_t elem_ = 1, room_ = 1;
+    const char *xfer_ = "v";
+    std::vector<std::deque<Elem>> out_, in_; // [s * n + d], [d * n + s]
+    std::vector<uint64_t> seq_;              // next sequence number per (s, d)
+    uint64_t c_[8] = {0, 0, 0, 0, 0, 0, 0, 0}; // counters for the summary line
+};
+
+void run_data_model(uint64_t salt)
+{
+    DataModel m(model::base_seed() + salt, (int)model::model_iters(1500));
+    m.run();
+}
+
+} // namespace
+
+TEST(ModelCommQueue, SelfTarget) { run_comm_model(shmem_my_pe(), 1); }
+
+TEST(ModelCommQueue, RightNeighbour) { run_comm_model(right_neighbor(), 2); }
+
+// 1 PE: the single-PE case (every push is to itself); 2 and 4 PEs: the exchange.
+TEST(ModelDataQueue, World) { run_data_model(3); }
