@@ -173,7 +173,7 @@ void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
-/* ---- chunks (comm_queue.c keeps the free lists) ---- */
+/* ---- chunks (cq_push.c keeps the free lists) ---- */
 static inline void chunk_put(shmem_queue_t q, cq_chunk_t *c)
 {
     c->next = q->free_chunks;
@@ -198,7 +198,7 @@ static inline size_t chunk_records(shmem_queue_t q, size_t esize)
 
 extern MPI_Datatype cq_mpitype[CQ_NTYPES + 1]; /* the MPI type of each element type */
 
-/* ---- burst transports: the queue logic (comm_queue.c) hands each burst to one ----
+/* ---- burst transports: the queue logic (cq_flush.c) hands each burst to one ----
  * node (cq_node.c): PEs of this node, applied here; complete on return */
 /* The node transport (xport.h) reaches PE pe's region: its base mapped here, or NULL.
  * Atomics only when the whole job is one node (the job's single atomic domain). */
@@ -222,9 +222,66 @@ int cq_am_epoch_end(shmem_queue_t q, int wait);
 int cq_am_complete(shmem_queue_t q);
 void cq_am_reclaim(shmem_queue_t q);
 
-/* slow paths (comm_queue.c) */
+/* ---- the queue logic, in three files ----
+ * comm_queue.c  the queue object: handles, create/destroy/config, queries, threads
+ * cq_push.c     chunks, slots and grants, appends, the push routines
+ * cq_flush.c    bursts (to the transports above), flushes, shmem_queue_progress */
+#define CQ_OPB(op) (1u << (op)) /* bit of a shmem_op_type_t in masks */
+
+/* 0 if q is a live comm queue, else the error to return (comm_queue.c) */
+int cq_check(shmem_queue_t q, const char *routine);
+static inline void cq_lock(shmem_queue_t q)
+{
+    if (q->shared)
+        pthread_mutex_lock(&q->lock);
+}
+static inline void cq_unlock(shmem_queue_t q)
+{
+    if (q->shared)
+        pthread_mutex_unlock(&q->lock);
+}
+
+/* cq_push.c */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
-                    size_t nelems, int pe, int op, int tidx);
+                    size_t nelems, int pe, int op, int tidx); /* every push but the inline one */
+void cq_cache_give(cq_chunk_t *c, size_t cbytes); /* a destroyed queue's chunk, kept or freed */
+uint64_t cq_open_records(shmem_queue_t q);        /* records in open atomic chunks */
+void cq_settle(shmem_queue_t q);                  /* give unused grants back */
+
+/* cq_flush.c (the queue lock is held) */
+int cq_slot_issue(shmem_queue_t q, cq_slot_t *s); /* the slot's open chunk leaves */
+int cq_issue_all(shmem_queue_t q);                /* every open chunk leaves */
+int cq_flush_all(shmem_queue_t q);                /* ... and completes */
+void cq_timer(shmem_queue_t q);                   /* timed queues: issue on timeout */
+
+/* Queries this many times with no burst between them turn counting on (comm_queue.h). */
+#define CQ_COUNT_AFTER 4
+
+/* Operations outstanding: granted records count once they are used. O(1) while
+ * counting; a query also decides whether to start counting. */
+static inline uint64_t cq_outstanding(shmem_queue_t q)
+{
+    if (SHMEMI_LIKELY(q->fast.counting)) {
+        q->qcalls = 1; /* asked since the last burst: keep counting */
+        return q->outstanding - q->granted + q->fast.open_ops;
+    }
+    uint64_t open = cq_open_records(q);
+    if (++q->qcalls >= CQ_COUNT_AFTER) {
+        q->fast.open_ops = open;
+        q->fast.counting = 1;
+    }
+    return q->outstanding - q->granted + open;
+}
+
+/* Is there room for nops more operations? Settles the grants before saying no. */
+static inline int cq_room_for(shmem_queue_t q, uint64_t nops)
+{
+    if (q->outstanding + nops <= q->max_elems)
+        return 1;
+    cq_settle(q);
+    return q->outstanding + nops <= q->max_elems;
+}
+
 
 /* Symmetric address -> (region: 0 heap, 1 data; offset in it), the chunk's terms. */
 static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *disp)

@@ -1,0 +1,448 @@
+/* cq_push.c: the comm queue's push side (docs/queues.md): chunks and their cache, the
+ * per-(target, op) slots with their capacity grants, appends of atomic and PUT/GET
+ * records, and the push routines. A full chunk leaves through cq_slot_issue (cq_flush.c).
+ * The one-element fast path is inline (include/shmemq/queue_inline.h, cq_push). */
+#include "comm_queue.h"
+#include <limits.h>
+
+#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed with flush_local_all */
+
+/* ---- chunks ---- */
+
+/* Chunks of destroyed queues are kept for the next queues (up to CQ_CACHE_BYTES per
+ * PE): a program that creates and destroys queues repeatedly then does not page-fault
+ * fresh chunk memory inside its push loops (the profile showed ~8% of cycles in page
+ * faults and their clearing with per-queue malloc/free). Two sizes exist (AM chunks and
+ * the 2x RMA chunks), cached apart. */
+#define CQ_CACHE_BYTES ((size_t)64 << 20)
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    size_t cbytes;
+    cq_chunk_t *head;
+} chunk_cache[2];
+static size_t cache_bytes;
+
+static cq_chunk_t *cache_take(size_t cbytes)
+{
+    cq_chunk_t *c = NULL;
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < 2; i++) {
+        if (chunk_cache[i].cbytes == cbytes && chunk_cache[i].head) {
+            c = chunk_cache[i].head;
+            chunk_cache[i].head = c->next;
+            cache_bytes -= cbytes;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    return c;
+}
+
+/* Keeps c for later queues, or frees it. */
+void cq_cache_give(cq_chunk_t *c, size_t cbytes)
+{
+    pthread_mutex_lock(&cache_lock);
+    if (cache_bytes + cbytes <= CQ_CACHE_BYTES) {
+        for (int i = 0; i < 2; i++) {
+            if (chunk_cache[i].cbytes == 0)
+                chunk_cache[i].cbytes = cbytes;
+            if (chunk_cache[i].cbytes == cbytes) {
+                c->next = chunk_cache[i].head;
+                chunk_cache[i].head = c;
+                cache_bytes += cbytes;
+                c = NULL;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&cache_lock);
+    free(c);
+}
+
+void cq_cache_free(void)
+{
+    pthread_mutex_lock(&cache_lock);
+    for (int i = 0; i < 2; i++) {
+        while (chunk_cache[i].head) {
+            cq_chunk_t *c = chunk_cache[i].head;
+            chunk_cache[i].head = c->next;
+            free(c);
+        }
+    }
+    cache_bytes = 0;
+    pthread_mutex_unlock(&cache_lock);
+}
+
+static cq_chunk_t *chunk_get(shmem_queue_t q)
+{
+    if (!q->free_chunks) {
+        cq_am_reclaim(q);
+        /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
+         * before paying it (memory stays bounded by max_elems anyway). */
+        if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
+            cq_rma_reclaim(q);
+    }
+    cq_chunk_t *c = q->free_chunks;
+    if (c) {
+        q->free_chunks = c->next;
+        return c;
+    }
+    c = cache_take(q->cbytes);
+    if (!c) {
+        c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
+        if (!c)
+            return NULL;
+        c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
+    }
+    q->n_chunks++;
+    return c;
+}
+
+/* Single-target detection (SHMEM_PE_SAME, hinted or not): paid when a chunk opens,
+ * never in the push fast path; flushes then visit one PE instead of all. */
+static inline void note_pe(shmem_queue_t q, int pe)
+{
+    if (q->one_pe != pe)
+        q->one_pe = q->one_pe == -1 ? pe : -2;
+}
+
+static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
+{
+    cq_chunk_t *c = chunk_get(q);
+    if (!c)
+        return SHMEM_QUEUE_ERR_NOMEM;
+    cq_msghdr_t *h = chunk_hdr(c);
+    h->type = CQ_MSG_BATCH;
+    h->count = 0;
+    h->slot = (uint8_t)slot;
+    h->tidx = (uint8_t)tidx;
+    h->win = (uint8_t)win;
+    h->esize = cq_esize[tidx];
+    h->token = 0;
+    c->pe = pe;
+    c->used = 0;
+    note_pe(q, pe);
+    s->ch = c;
+    s->n = 0;
+    s->cap = 0; /* atomics: granted by slot_grant */
+    s->key = (uint32_t)tidx | ((uint32_t)win << 8);
+    if (slot == CQ_S_PUT || slot == CQ_S_GET) {
+        s->disp = NULL;
+        s->opnd = NULL;
+    } else {
+        s->disp = (uint64_t *)chunk_data(c);
+        s->opnd = chunk_data(c) + chunk_records(q, h->esize) * 8;
+    }
+    return 0;
+}
+
+/* Records the open atomic chunk of `s` can hold. */
+static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
+{
+    return (uint32_t)chunk_records(q, chunk_hdr(s->ch)->esize);
+}
+
+/* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. Only
+ * near max_elems; a slot without an open atomic chunk has cap == n == 0. */
+void cq_settle(shmem_queue_t q)
+{
+    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++) {
+        cq_slot_t *s = &CQ_SLOTS(q)[i];
+        q->outstanding -= s->cap - s->n;
+        q->granted -= s->cap - s->n;
+        s->cap = s->n;
+    }
+}
+
+/* Grants the open atomic chunk of `s` up to q->grant more records of max_elems (its
+ * room permitting); the number granted, 0 when the queue is full. */
+static uint32_t slot_grant(shmem_queue_t q, cq_slot_t *s)
+{
+    if (q->outstanding >= q->max_elems)
+        cq_settle(q);
+    uint64_t avail = q->max_elems - q->outstanding;
+    uint32_t g = slot_room(q, s) - s->cap;
+    if (g > q->grant)
+        g = q->grant;
+    if (g > avail)
+        g = (uint32_t)avail;
+    s->cap += g;
+    q->outstanding += g;
+    q->granted += g;
+    return g;
+}
+
+/* After a burst: keep the network and incoming batches moving. */
+static inline void after_burst(shmem_queue_t q)
+{
+    cq_am_reclaim(q);
+    shmemi_progress();
+}
+
+/* ---- appends (the queue lock is held) ---- */
+/* Sends the slot's open chunk (if any) and opens a fresh one of the given kind. */
+static int slot_reopen(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
+{
+    int rc = cq_slot_issue(q, s);
+    if (rc)
+        return rc;
+    after_burst(q);
+    return slot_open(q, s, pe, slot, tidx, win);
+}
+
+static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, uint64_t disp,
+                         const void *operand)
+{
+    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
+    if (s->key != key || s->n >= s->cap) {
+        if (s->key != key || s->n >= slot_room(q, s)) { /* another kind, or a full buffer */
+            int rc = slot_reopen(q, s, pe, slot, tidx, win);
+            if (rc)
+                return rc;
+        }
+        if (slot_grant(q, s) == 0)
+            return SHMEM_QUEUE_ERR_FULL; /* not reached: callers check cq_room_for first */
+    }
+    size_t es = cq_esize[tidx];
+    uint32_t n = s->n++;
+    s->disp[n] = disp;
+    memcpy(s->opnd + (size_t)n * es, operand, es);
+    q->fast.open_ops += q->fast.counting;
+    q->n_buffered += (uint64_t)q->timed;
+    return 0;
+}
+
+/* PUT/GET record: {disp, len, payload | local address}. Too big for a chunk: issued
+ * directly (PUT: MPI_Put + MPI_Win_flush_local, so src is reusable on return). */
+static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, void *local,
+                     const void *payload, size_t len)
+{
+    size_t rec = slot == CQ_S_PUT ? 16 + ((len + 7) & ~(size_t)7) : 24;
+    if (rec > q->cbytes || len > (size_t)INT_MAX) {
+        MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
+        disp += win ? 0 : (uint64_t)shmemi.heap_adj[pe];
+        int rc = MPI_SUCCESS;
+        for (size_t done = 0; done < len;) {
+            size_t k = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
+            if (slot == CQ_S_PUT)
+                rc |= MPI_Put((const char *)payload + done, (int)k, MPI_BYTE, pe,
+                              (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w);
+            else
+                rc |= MPI_Get((char *)local + done, (int)k, MPI_BYTE, pe, (MPI_Aint)(disp + done),
+                              (int)k, MPI_BYTE, w);
+            done += k;
+        }
+        if (slot == CQ_S_PUT)
+            rc |= MPI_Win_flush_local(pe, w);
+        note_pe(q, pe);
+        q->rma_dirty[win] = 1;
+        q->n_rma_issued++;
+        q->outstanding++;
+        q->st.bursts++;
+        q->st.bytes += len;
+        return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+    }
+    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
+    if (s->key != key || s->ch->used + rec > q->cbytes ||
+        chunk_hdr(s->ch)->count >= q->cbytes / 24) {
+        int rc = slot_reopen(q, s, pe, slot, CQ_T_BYTES, win);
+        if (rc)
+            return rc;
+    }
+    cq_chunk_t *c = s->ch;
+    unsigned char *p = chunk_data(c) + c->used;
+    uint64_t l64 = len;
+    memcpy(p, &disp, 8);
+    memcpy(p + 8, &l64, 8);
+    if (slot == CQ_S_PUT) {
+        memcpy(p + 16, payload, len);
+    } else {
+        uint64_t a = (uint64_t)(uintptr_t)local;
+        memcpy(p + 16, &a, 8);
+    }
+    c->used += (uint32_t)rec;
+    chunk_hdr(c)->count++;
+    q->outstanding++;
+    q->n_buffered += (uint64_t)q->timed;
+    return 0;
+}
+
+static int push_locked(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                       size_t nelems, int pe, int op, int tidx)
+{
+    if ((unsigned)op >= 8) {
+        shmemi_debug(routine, "invalid operation %d", op);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (!(cq_type_ops_rw[tidx] & CQ_OPB(op))) {
+        shmemi_debug(routine, "operation %d is not defined for this element type", op);
+        return SHMEM_QUEUE_ERR_TYPE;
+    }
+    if (!(q->opmask & CQ_OPB(op))) {
+        shmemi_debug(routine, "operation %d does not match the queue's op_type", op);
+        return SHMEM_QUEUE_ERR_TYPE;
+    }
+    if (pe < 0 || pe >= q->fast.n_pes) {
+        shmemi_debug(routine, "PE %d out of range [0, %d)", pe, q->fast.n_pes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    size_t es = cq_esize[tidx];
+    if (nelems > SIZE_MAX / es) {
+        shmemi_debug(routine, "%zu elements of %zu bytes overflow", nelems, es);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (nelems == 0)
+        return 0;
+    size_t nbytes = nelems * es;
+    if (dest == NULL || (src == NULL && op != SHMEM_OP_ATOMIC_INC)) {
+        shmemi_debug(routine, "NULL %s", dest == NULL ? "dest" : "src");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    int win;
+    uint64_t disp;
+    const void *remote = op == SHMEM_OP_GET ? src : dest;
+    if (cq_xlate(remote, nbytes, &win, &disp) != 0) {
+        shmemi_debug(routine, "%s %p (%zu bytes) is not symmetric",
+                     op == SHMEM_OP_GET ? "src" : "dest", remote, nbytes);
+        return SHMEM_QUEUE_ERR_ADDR;
+    }
+    /* typed elements sit at their natural alignment (sizes are powers of two); a
+     * misaligned one would make the atomics (and C) misbehave */
+    uintptr_t align = (uintptr_t)dest | (op == SHMEM_OP_GET ? (uintptr_t)src : 0);
+    if (tidx != CQ_T_BYTES && (align & (uintptr_t)(es - 1))) {
+        const void *bad = ((uintptr_t)dest & (uintptr_t)(es - 1)) ? dest : src;
+        shmemi_debug(routine, "%p is not aligned to its %zu-byte element type", bad, es);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    int atomic = op != SHMEM_OP_PUT && op != SHMEM_OP_GET;
+    uint64_t nops = atomic ? nelems : 1;
+    if (nops > q->max_elems) {
+        shmemi_debug(routine, "%zu operations can never fit a queue of max_elems %llu", (size_t)nops,
+                     (unsigned long long)q->max_elems);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (!cq_room_for(q, nops)) {
+        q->st.full_returns++;
+        return SHMEM_QUEUE_ERR_FULL;
+    }
+    if (q->timed && q->n_buffered == 0)
+        q->t_oldest = shmemi_wtime();
+    int rc = 0, slot = SHMEMQ_CQ_SLOT(op);
+    unsigned char *nb;
+    if (atomic) {
+        for (size_t i = 0; i < nelems && rc == 0; i++) {
+            const void *operand = op == SHMEM_OP_ATOMIC_INC ? (const void *)cq_one
+                                                            : (const char *)src + i * es;
+            rc = append_atomic(q, pe, slot, tidx, win, disp + i * es, operand);
+        }
+    } else if ((nb = cq_node_target(pe, win, 0)) != NULL) {
+        /* this PE or a node peer: the copy is the operation, complete now (allowed: a
+         * queued operation may complete any time before the flush) */
+        if (op == SHMEM_OP_PUT)
+            memmove(nb + disp, src, nbytes);
+        else
+            memmove(dest, nb + disp, nbytes);
+    } else if (op == SHMEM_OP_PUT) {
+        rc = append_rw(q, pe, CQ_S_PUT, win, disp, NULL, src, nbytes);
+    } else {
+        rc = append_rw(q, pe, CQ_S_GET, win, disp, dest, NULL, nbytes);
+    }
+    if (rc == 0 && !atomic)
+        q->st.ops_pushed += nops; /* atomics: counted per chunk in slot_issue */
+    if (q->timed) {
+        if (q->timeout == 0.0) {
+            /* no aggregation: this push's chunk leaves now */
+            int r = cq_slot_issue(q, &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
+            if (r && !rc)
+                rc = r;
+        } else {
+            cq_timer(q);
+        }
+    }
+    return rc;
+}
+
+int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
+                    size_t nelems, int pe, int op, int tidx)
+{
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    cq_lock(q);
+    rc = push_locked(q, routine, dest, src, nelems, pe, op, tidx);
+    cq_unlock(q);
+    return rc;
+}
+
+int shmem_queue_comm_pushmem(shmem_queue_t q, void *dest, const void *src, size_t nbytes, int pe,
+                             shmem_op_type_t op)
+{
+    static const char *routine = "shmem_queue_comm_pushmem";
+    return cq_push_general(q, routine, dest, src, nbytes, pe, (int)op, CQ_T_BYTES);
+}
+SHMEMI_PROFILE(shmem_queue_comm_pushmem)
+
+#define CQ_TYPED_PUSH(T, N)                                                                  \
+    int shmem_##N##_queue_comm_push(shmem_queue_t q, T *dest, const T *src, size_t nelems,   \
+                                    int pe, shmem_op_type_t op)                              \
+    {                                                                                        \
+        return cq_push(q, "shmem_" #N "_queue_comm_push", dest, src, nelems, pe, (int)op,    \
+                       CQ_T_##N, sizeof(T));                                                 \
+    }                                                                                        \
+    SHMEMI_PROFILE(shmem_##N##_queue_comm_push)
+SHMEMQ_RMA_TYPES(CQ_TYPED_PUSH)
+#undef CQ_TYPED_PUSH
+
+int shmemx_queue_comm_push_strided(shmem_queue_t q, void *dest, const void *src,
+                                   ptrdiff_t dst_stride, ptrdiff_t src_stride, size_t blksize,
+                                   size_t nblks, int pe, shmem_op_type_t op)
+{
+    static const char *routine = "shmemx_queue_comm_push_strided";
+    int rc = cq_check(q, routine);
+    if (rc)
+        return rc;
+    if (op != SHMEM_OP_PUT && op != SHMEM_OP_GET) {
+        shmemi_debug(routine, "only SHMEM_OP_PUT and SHMEM_OP_GET are strided");
+        return (unsigned)op < 8 ? SHMEM_QUEUE_ERR_TYPE : SHMEM_QUEUE_ERR_ARG;
+    }
+    if (nblks == 0 || blksize == 0)
+        return 0;
+    if (!dest || !src) {
+        shmemi_debug(routine, "NULL %s", dest ? "src" : "dest");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* Check the whole extent first so that bad input queues nothing. */
+    ptrdiff_t rstride = op == SHMEM_OP_PUT ? dst_stride : src_stride;
+    const char *rbase = op == SHMEM_OP_PUT ? (const char *)dest : (const char *)src;
+    ptrdiff_t span;
+    if (nblks - 1 > (size_t)PTRDIFF_MAX || __builtin_mul_overflow((ptrdiff_t)(nblks - 1), rstride, &span)) {
+        shmemi_debug(routine, "stride overflows");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    const char *first = rbase, *last = (const char *)((uintptr_t)rbase + (uintptr_t)span);
+    int w1, w2;
+    uint64_t d1, d2;
+    if (pe < 0 || pe >= shmemi.n_pes) {
+        shmemi_debug(routine, "PE %d out of range", pe);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (cq_xlate(first, blksize, &w1, &d1) || cq_xlate(last, blksize, &w2, &d2) || w1 != w2) {
+        shmemi_debug(routine, "strided range is not symmetric");
+        return SHMEM_QUEUE_ERR_ADDR;
+    }
+    cq_lock(q);
+    if (nblks > q->max_elems || !cq_room_for(q, nblks)) {
+        q->st.full_returns++;
+        cq_unlock(q);
+        return nblks > q->max_elems ? SHMEM_QUEUE_ERR_ARG : SHMEM_QUEUE_ERR_FULL;
+    }
+    for (size_t i = 0; i < nblks && rc == 0; i++)
+        rc = push_locked(q, routine, (char *)dest + (ptrdiff_t)i * dst_stride,
+                         (const char *)src + (ptrdiff_t)i * src_stride, blksize, pe, (int)op,
+                         CQ_T_BYTES);
+    cq_unlock(q);
+    return rc;
+}
+SHMEMI_PROFILE(shmemx_queue_comm_push_strided)
