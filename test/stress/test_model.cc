@@ -553,7 +553,7 @@ class CommModel {
 void run_comm_model(int target, uint64_t salt)
 {
     uint64_t seed = model::base_seed() + salt;
-    int steps = (int)model::model_iters(1500);
+    int steps = (int)model::model_iters(3000);
     CommModel m(model::stream(seed, (uint64_t)shmem_my_pe()).next(), target, steps);
     m.set_seed(seed);
     m.run();
