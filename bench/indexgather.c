@@ -201,15 +201,19 @@ static double k_dataq(ig_t *x)
 
 /* Termination vote that keeps the comm queue's target side running: a PE still in
  * shmem_queue_local_flush may need this PE to apply its queued PUTs (active-message
- * path), which a plain blocking MPI_Allreduce would not do. */
-static int vote_progress(int ok, shmem_queue_t cq)
+ * path), which a plain blocking MPI_Allreduce would not do. Started before the replies
+ * and finished after them, so its latency overlaps the reply work. */
+static void vote_start(int *ok, int *all, MPI_Request *req)
 {
-    int all, done = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &req);
+    MPI_Iallreduce(ok, all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, req);
+}
+
+static void vote_finish(MPI_Request *req, shmem_queue_t cq)
+{
+    int done = 0;
     for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done) return all;
+        MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        if (done) return;
         int p = shmem_queue_progress(cq);
         if (p < 0) die("shmem_queue_progress", p);
     }
@@ -229,6 +233,15 @@ static double k_dataq_commq(ig_t *x)
     for (;;) {
         push_requests(x, rq, &i);
         flush_ok(rq);
+        /* Vote now, overlapped with the replies (as k_dataq overlaps it with its reply
+         * flush): a PE that has pushed every request and whose flush delivered them all
+         * (nothing left outgoing) gets its last answers in this round; when all are such
+         * PEs, this round's replies and their flush finish the gather. */
+        size_t rin, rout;
+        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
+        int mine = i == x->r && rout == 0, all = 0;
+        MPI_Request vote;
+        vote_start(&mine, &all, &vote);
         for (int s = 0; s < x->npes; s++) {
             size_t in, out;
             data_size(rq, &in, &out, s);
@@ -243,11 +256,10 @@ static double k_dataq_commq(ig_t *x)
                 left -= k;
             }
         }
-        /* replies remotely complete before the termination vote */
+        /* replies remotely complete before the vote can end the loop */
         if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
-        size_t rin, rout;
-        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
-        if (vote_progress(i == x->r && rin == 0 && rout == 0, cq)) break;
+        vote_finish(&vote, cq);
+        if (all) break;
     }
     shmem_barrier_all();
     t = bench_now() - t;
