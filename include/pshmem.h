@@ -1,150 +1,277 @@
 /*
- * pshmem.h: the OpenSHMEM profiling interface. Every shmem_* routine of shmemq is also
- * available as pshmem_* (an alias of the same code), so a tool can define shmem_* itself
- * and forward to pshmem_*. This header declares the pshmem_ names of the core routines:
- * setup and query, memory management, ordering and barriers, contexts, contiguous RMA,
- * point-to-point synchronization, signals and locks (typed families via the type tables
- * of shmem.h).
+ * pshmem.h: the OpenSHMEM profiling interface. Every public routine of shmemq, shmem_NAME
+ * or shmemx_NAME (and the deprecated start_pes, _my_pe, _num_pes, shmalloc, shfree,
+ * shrealloc, shmemalign), is also available as p + its name (pshmem_NAME, pshmemx_NAME,
+ * pstart_pes, ...): an alias of the same code, so a tool can define shmem_NAME itself and
+ * forward to pshmem_NAME.
+ *
+ * This header declares every one of them. Each twin is declared with the type of the
+ * routine it aliases (PSHMEMQ_TWIN below), and the typed families are generated from the
+ * type tables of shmem.h, as the shmem_ declarations are: a family can never cover fewer
+ * types here than there. test/robust_pshmem.sh checks against the library that no twin is
+ * missing.
  */
 #ifndef PSHMEM_H
 #define PSHMEM_H
 
 #include <shmem.h>
+#include <shmemx.h>
 
 #ifdef __cplusplus
 extern "C" {
+#define PSHMEMQ_TYPEOF(f) decltype(f)
+#else
+#define PSHMEMQ_TYPEOF(f) __typeof__(f)
 #endif
 
-void pshmem_init(void);
-int pshmem_init_thread(int requested, int *provided);
-void pshmem_query_thread(int *provided);
-void pshmem_finalize(void);
-void pshmem_global_exit(int status);
-int pshmem_my_pe(void);
-int pshmem_n_pes(void);
-int pshmem_pe_accessible(int pe);
-int pshmem_addr_accessible(const void *addr, int pe);
-void *pshmem_ptr(const void *dest, int pe);
-void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe);
-void pshmem_info_get_version(int *major, int *minor);
-void pshmem_info_get_name(char *name);
+/* p##f: declared with the type of f. f is never followed by '(' here, so the generic
+ * selection macros of shmem.h (shmem_put, shmem_sync, ...) do not expand. */
+#define PSHMEMQ_TWIN(f) extern PSHMEMQ_TYPEOF(f) p##f;
 
-void *pshmem_malloc(size_t size);
-void *pshmem_calloc(size_t count, size_t size);
-void *pshmem_align(size_t alignment, size_t size);
-void *pshmem_realloc(void *ptr, size_t size);
-void pshmem_free(void *ptr);
-void *pshmem_malloc_with_hints(size_t size, long hints);
+/* ---- Setup, exit, query, memory management, ordering, contexts, cache (shmem.h) ---- */
+PSHMEMQ_TWIN(shmem_init)
+PSHMEMQ_TWIN(shmem_init_thread)
+PSHMEMQ_TWIN(shmem_query_thread)
+PSHMEMQ_TWIN(shmem_finalize)
+PSHMEMQ_TWIN(shmem_global_exit)
+PSHMEMQ_TWIN(shmem_my_pe)
+PSHMEMQ_TWIN(shmem_n_pes)
+PSHMEMQ_TWIN(shmem_pe_accessible)
+PSHMEMQ_TWIN(shmem_addr_accessible)
+PSHMEMQ_TWIN(shmem_ptr)
+PSHMEMQ_TWIN(shmem_team_ptr)
+PSHMEMQ_TWIN(shmem_info_get_version)
+PSHMEMQ_TWIN(shmem_info_get_name)
+PSHMEMQ_TWIN(start_pes)
+PSHMEMQ_TWIN(_my_pe)
+PSHMEMQ_TWIN(_num_pes)
 
-void pshmem_fence(void);
-void pshmem_quiet(void);
-void pshmem_ctx_fence(shmem_ctx_t ctx);
-void pshmem_ctx_quiet(shmem_ctx_t ctx);
-void pshmem_pe_quiet(const int *target_pes, size_t npes);
-void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes);
-void pshmem_barrier_all(void);
-void pshmem_sync_all(void);
+PSHMEMQ_TWIN(shmem_malloc)
+PSHMEMQ_TWIN(shmem_calloc)
+PSHMEMQ_TWIN(shmem_align)
+PSHMEMQ_TWIN(shmem_realloc)
+PSHMEMQ_TWIN(shmem_free)
+PSHMEMQ_TWIN(shmem_malloc_with_hints)
+PSHMEMQ_TWIN(shmalloc)
+PSHMEMQ_TWIN(shfree)
+PSHMEMQ_TWIN(shrealloc)
+PSHMEMQ_TWIN(shmemalign)
 
-int pshmem_ctx_create(long options, shmem_ctx_t *ctx);
-int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx);
-void pshmem_ctx_destroy(shmem_ctx_t ctx);
-int pshmem_ctx_get_team(shmem_ctx_t ctx, shmem_team_t *team);
-void pshmem_ctx_session_start(shmem_ctx_t ctx, long options,
-                              const shmem_ctx_session_config_t *config, long config_mask);
-void pshmem_ctx_session_stop(shmem_ctx_t ctx);
+PSHMEMQ_TWIN(shmem_fence)
+PSHMEMQ_TWIN(shmem_quiet)
+PSHMEMQ_TWIN(shmem_ctx_fence)
+PSHMEMQ_TWIN(shmem_ctx_quiet)
+PSHMEMQ_TWIN(shmem_pe_quiet)
+PSHMEMQ_TWIN(shmem_ctx_pe_quiet)
+PSHMEMQ_TWIN(shmem_barrier_all)
+PSHMEMQ_TWIN(shmem_sync_all)
 
-#define PSHMEMQ_DECL_RMA(T, N)                                                             \
-    void pshmem_##N##_put(T *dest, const T *source, size_t nelems, int pe);                \
-    void pshmem_ctx_##N##_put(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,    \
-                              int pe);                                                     \
-    void pshmem_##N##_get(T *dest, const T *source, size_t nelems, int pe);                \
-    void pshmem_ctx_##N##_get(shmem_ctx_t ctx, T *dest, const T *source, size_t nelems,    \
-                              int pe);                                                     \
-    void pshmem_##N##_put_nbi(T *dest, const T *source, size_t nelems, int pe);            \
-    void pshmem_ctx_##N##_put_nbi(shmem_ctx_t ctx, T *dest, const T *source,               \
-                                  size_t nelems, int pe);                                  \
-    void pshmem_##N##_get_nbi(T *dest, const T *source, size_t nelems, int pe);            \
-    void pshmem_ctx_##N##_get_nbi(shmem_ctx_t ctx, T *dest, const T *source,               \
-                                  size_t nelems, int pe);                                  \
-    void pshmem_##N##_p(T *dest, T value, int pe);                                         \
-    void pshmem_ctx_##N##_p(shmem_ctx_t ctx, T *dest, T value, int pe);                    \
-    T pshmem_##N##_g(const T *source, int pe);                                             \
-    T pshmem_ctx_##N##_g(shmem_ctx_t ctx, const T *source, int pe);                        \
-    void pshmem_##N##_put_signal(T *dest, const T *source, size_t nelems,                  \
-                                 uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    void pshmem_ctx_##N##_put_signal(shmem_ctx_t ctx, T *dest, const T *source,            \
-                                     size_t nelems, uint64_t *sig_addr, uint64_t signal,   \
-                                     int sig_op, int pe);                                  \
-    void pshmem_##N##_put_signal_nbi(T *dest, const T *source, size_t nelems,              \
-                                     uint64_t *sig_addr, uint64_t signal, int sig_op,      \
-                                     int pe);                                              \
-    void pshmem_ctx_##N##_put_signal_nbi(shmem_ctx_t ctx, T *dest, const T *source,        \
-                                         size_t nelems, uint64_t *sig_addr,                \
-                                         uint64_t signal, int sig_op, int pe);
-SHMEMQ_RMA_TYPES(PSHMEMQ_DECL_RMA)
-#undef PSHMEMQ_DECL_RMA
+PSHMEMQ_TWIN(shmem_team_my_pe)
+PSHMEMQ_TWIN(shmem_team_n_pes)
+PSHMEMQ_TWIN(shmem_team_get_config)
+PSHMEMQ_TWIN(shmem_team_translate_pe)
+PSHMEMQ_TWIN(shmem_team_split_strided)
+PSHMEMQ_TWIN(shmem_team_split_2d)
+PSHMEMQ_TWIN(shmem_team_sync)
+PSHMEMQ_TWIN(shmem_team_destroy)
 
-#define PSHMEMQ_DECL_SIZED(BITS, BYTES)                                                      \
-    void pshmem_put##BITS(void *dest, const void *source, size_t nelems, int pe);            \
-    void pshmem_ctx_put##BITS(shmem_ctx_t ctx, void *dest, const void *source,               \
-                              size_t nelems, int pe);                                        \
-    void pshmem_get##BITS(void *dest, const void *source, size_t nelems, int pe);            \
-    void pshmem_ctx_get##BITS(shmem_ctx_t ctx, void *dest, const void *source,               \
-                              size_t nelems, int pe);                                        \
-    void pshmem_put##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);      \
-    void pshmem_ctx_put##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
-                                    size_t nelems, int pe);                                  \
-    void pshmem_get##BITS##_nbi(void *dest, const void *source, size_t nelems, int pe);      \
-    void pshmem_ctx_get##BITS##_nbi(shmem_ctx_t ctx, void *dest, const void *source,         \
-                                    size_t nelems, int pe);                                  \
-    void pshmem_put##BITS##_signal(void *dest, const void *source, size_t nelems,            \
-                                   uint64_t *sig_addr, uint64_t signal, int sig_op, int pe); \
-    void pshmem_put##BITS##_signal_nbi(void *dest, const void *source, size_t nelems,        \
-                                       uint64_t *sig_addr, uint64_t signal, int sig_op,      \
-                                       int pe);
-SHMEMQ_SIZED_RMA(PSHMEMQ_DECL_SIZED)
-#undef PSHMEMQ_DECL_SIZED
+PSHMEMQ_TWIN(shmem_ctx_create)
+PSHMEMQ_TWIN(shmem_team_create_ctx)
+PSHMEMQ_TWIN(shmem_ctx_destroy)
+PSHMEMQ_TWIN(shmem_ctx_get_team)
+PSHMEMQ_TWIN(shmem_ctx_session_start)
+PSHMEMQ_TWIN(shmem_ctx_session_stop)
 
-void pshmem_putmem(void *dest, const void *source, size_t nelems, int pe);
-void pshmem_ctx_putmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void pshmem_getmem(void *dest, const void *source, size_t nelems, int pe);
-void pshmem_ctx_getmem(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe);
-void pshmem_putmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void pshmem_ctx_putmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe);
-void pshmem_getmem_nbi(void *dest, const void *source, size_t nelems, int pe);
-void pshmem_ctx_getmem_nbi(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems,
-                           int pe);
-void pshmem_putmem_signal(void *dest, const void *source, size_t nelems, uint64_t *sig_addr,
-                          uint64_t signal, int sig_op, int pe);
-void pshmem_putmem_signal_nbi(void *dest, const void *source, size_t nelems,
-                              uint64_t *sig_addr, uint64_t signal, int sig_op, int pe);
-uint64_t pshmem_signal_fetch(const uint64_t *sig_addr);
-uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value);
-void pshmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe);
-void pshmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe);
+PSHMEMQ_TWIN(shmem_clear_cache_inv)
+PSHMEMQ_TWIN(shmem_set_cache_inv)
+PSHMEMQ_TWIN(shmem_clear_cache_line_inv)
+PSHMEMQ_TWIN(shmem_set_cache_line_inv)
+PSHMEMQ_TWIN(shmem_udcflush)
+PSHMEMQ_TWIN(shmem_udcflush_line)
+PSHMEMQ_TWIN(shmem_pcontrol)
 
-#define PSHMEMQ_DECL_P2P(T, N)                                                               \
-    void pshmem_##N##_wait_until(T *ivar, int cmp, T cmp_value);                             \
-    void pshmem_##N##_wait_until_all(T *ivars, size_t nelems, const int *status, int cmp,    \
-                                     T cmp_value);                                           \
-    size_t pshmem_##N##_wait_until_any(T *ivars, size_t nelems, const int *status, int cmp,  \
-                                       T cmp_value);                                         \
-    size_t pshmem_##N##_wait_until_some(T *ivars, size_t nelems, size_t *indices,            \
-                                        const int *status, int cmp, T cmp_value);            \
-    int pshmem_##N##_test(T *ivar, int cmp, T cmp_value);                                    \
-    int pshmem_##N##_test_all(T *ivars, size_t nelems, const int *status, int cmp,           \
-                              T cmp_value);                                                  \
-    size_t pshmem_##N##_test_any(T *ivars, size_t nelems, const int *status, int cmp,        \
-                                 T cmp_value);                                               \
-    size_t pshmem_##N##_test_some(T *ivars, size_t nelems, size_t *indices,                  \
-                                  const int *status, int cmp, T cmp_value);
-SHMEMQ_P2P_TYPES(PSHMEMQ_DECL_P2P)
-#undef PSHMEMQ_DECL_P2P
+/* ---- RMA (shmemq/rma.h, rma_inline.h), block-strided RMA (strided.h), put-with-signal
+ * (signal.h) ---- */
+#define PSHMEMQ_RMA(T, N)                                                                   \
+    PSHMEMQ_TWIN(shmem_##N##_put) PSHMEMQ_TWIN(shmem_ctx_##N##_put)                         \
+    PSHMEMQ_TWIN(shmem_##N##_get) PSHMEMQ_TWIN(shmem_ctx_##N##_get)                         \
+    PSHMEMQ_TWIN(shmem_##N##_put_nbi) PSHMEMQ_TWIN(shmem_ctx_##N##_put_nbi)                 \
+    PSHMEMQ_TWIN(shmem_##N##_get_nbi) PSHMEMQ_TWIN(shmem_ctx_##N##_get_nbi)                 \
+    PSHMEMQ_TWIN(shmem_##N##_p) PSHMEMQ_TWIN(shmem_ctx_##N##_p)                             \
+    PSHMEMQ_TWIN(shmem_##N##_g) PSHMEMQ_TWIN(shmem_ctx_##N##_g)                             \
+    PSHMEMQ_TWIN(shmem_##N##_iput) PSHMEMQ_TWIN(shmem_ctx_##N##_iput)                       \
+    PSHMEMQ_TWIN(shmem_##N##_iget) PSHMEMQ_TWIN(shmem_ctx_##N##_iget)                       \
+    PSHMEMQ_TWIN(shmem_##N##_ibput) PSHMEMQ_TWIN(shmem_ctx_##N##_ibput)                     \
+    PSHMEMQ_TWIN(shmem_##N##_ibget) PSHMEMQ_TWIN(shmem_ctx_##N##_ibget)                     \
+    PSHMEMQ_TWIN(shmem_##N##_put_signal) PSHMEMQ_TWIN(shmem_ctx_##N##_put_signal)           \
+    PSHMEMQ_TWIN(shmem_##N##_put_signal_nbi) PSHMEMQ_TWIN(shmem_ctx_##N##_put_signal_nbi)   \
+    PSHMEMQ_TWIN(shmem_##N##_queue_comm_push)
+SHMEMQ_RMA_TYPES(PSHMEMQ_RMA)
+#undef PSHMEMQ_RMA
 
-void pshmem_set_lock(long *lock);
-void pshmem_clear_lock(long *lock);
-int pshmem_test_lock(long *lock);
+#define PSHMEMQ_SIZED(BITS, BYTES)                                                          \
+    PSHMEMQ_TWIN(shmem_put##BITS) PSHMEMQ_TWIN(shmem_ctx_put##BITS)                         \
+    PSHMEMQ_TWIN(shmem_get##BITS) PSHMEMQ_TWIN(shmem_ctx_get##BITS)                         \
+    PSHMEMQ_TWIN(shmem_put##BITS##_nbi) PSHMEMQ_TWIN(shmem_ctx_put##BITS##_nbi)             \
+    PSHMEMQ_TWIN(shmem_get##BITS##_nbi) PSHMEMQ_TWIN(shmem_ctx_get##BITS##_nbi)             \
+    PSHMEMQ_TWIN(shmem_iput##BITS) PSHMEMQ_TWIN(shmem_ctx_iput##BITS)                       \
+    PSHMEMQ_TWIN(shmem_iget##BITS) PSHMEMQ_TWIN(shmem_ctx_iget##BITS)                       \
+    PSHMEMQ_TWIN(shmem_ibput##BITS) PSHMEMQ_TWIN(shmem_ctx_ibput##BITS)                     \
+    PSHMEMQ_TWIN(shmem_ibget##BITS) PSHMEMQ_TWIN(shmem_ctx_ibget##BITS)                     \
+    PSHMEMQ_TWIN(shmem_put##BITS##_signal) PSHMEMQ_TWIN(shmem_ctx_put##BITS##_signal)       \
+    PSHMEMQ_TWIN(shmem_put##BITS##_signal_nbi) PSHMEMQ_TWIN(shmem_ctx_put##BITS##_signal_nbi)
+SHMEMQ_SIZED_RMA(PSHMEMQ_SIZED)
+#undef PSHMEMQ_SIZED
+
+PSHMEMQ_TWIN(shmem_putmem)
+PSHMEMQ_TWIN(shmem_ctx_putmem)
+PSHMEMQ_TWIN(shmem_getmem)
+PSHMEMQ_TWIN(shmem_ctx_getmem)
+PSHMEMQ_TWIN(shmem_putmem_nbi)
+PSHMEMQ_TWIN(shmem_ctx_putmem_nbi)
+PSHMEMQ_TWIN(shmem_getmem_nbi)
+PSHMEMQ_TWIN(shmem_ctx_getmem_nbi)
+PSHMEMQ_TWIN(shmem_putmem_signal)
+PSHMEMQ_TWIN(shmem_ctx_putmem_signal)
+PSHMEMQ_TWIN(shmem_putmem_signal_nbi)
+PSHMEMQ_TWIN(shmem_ctx_putmem_signal_nbi)
+PSHMEMQ_TWIN(shmem_signal_fetch)
+PSHMEMQ_TWIN(shmem_signal_wait_until)
+PSHMEMQ_TWIN(shmem_signal_add)
+PSHMEMQ_TWIN(shmem_ctx_signal_add)
+PSHMEMQ_TWIN(shmem_signal_set)
+PSHMEMQ_TWIN(shmem_ctx_signal_set)
+
+/* ---- Atomic memory operations (shmemq/amo.h) ---- */
+#define PSHMEMQ_AMO1(T, N, OP) \
+    PSHMEMQ_TWIN(shmem_##N##_atomic_##OP) PSHMEMQ_TWIN(shmem_ctx_##N##_atomic_##OP)
+#define PSHMEMQ_AMO_EXT(T, N)                                                               \
+    PSHMEMQ_AMO1(T, N, fetch) PSHMEMQ_AMO1(T, N, fetch_nbi) PSHMEMQ_AMO1(T, N, set)         \
+    PSHMEMQ_AMO1(T, N, swap) PSHMEMQ_AMO1(T, N, swap_nbi)
+#define PSHMEMQ_AMO_STD(T, N)                                                               \
+    PSHMEMQ_AMO1(T, N, compare_swap) PSHMEMQ_AMO1(T, N, compare_swap_nbi)                   \
+    PSHMEMQ_AMO1(T, N, fetch_inc) PSHMEMQ_AMO1(T, N, fetch_inc_nbi) PSHMEMQ_AMO1(T, N, inc) \
+    PSHMEMQ_AMO1(T, N, fetch_add) PSHMEMQ_AMO1(T, N, fetch_add_nbi) PSHMEMQ_AMO1(T, N, add)
+#define PSHMEMQ_AMO_BIT2(T, N, OP)                                                          \
+    PSHMEMQ_AMO1(T, N, fetch_##OP) PSHMEMQ_AMO1(T, N, fetch_##OP##_nbi) PSHMEMQ_AMO1(T, N, OP)
+#define PSHMEMQ_AMO_BIT(T, N) \
+    PSHMEMQ_AMO_BIT2(T, N, and) PSHMEMQ_AMO_BIT2(T, N, or) PSHMEMQ_AMO_BIT2(T, N, xor)
+SHMEMQ_AMO_EXT_TYPES(PSHMEMQ_AMO_EXT)
+SHMEMQ_AMO_STD_TYPES(PSHMEMQ_AMO_STD)
+SHMEMQ_AMO_BIT_TYPES(PSHMEMQ_AMO_BIT)
+#undef PSHMEMQ_AMO_EXT
+#undef PSHMEMQ_AMO_STD
+#undef PSHMEMQ_AMO_BIT
+#undef PSHMEMQ_AMO_BIT2
+#undef PSHMEMQ_AMO1
+
+/* the deprecated 1.3 names */
+#define PSHMEMQ_AMO_OLD_EXT(T, N) \
+    PSHMEMQ_TWIN(shmem_##N##_swap) PSHMEMQ_TWIN(shmem_##N##_fetch) PSHMEMQ_TWIN(shmem_##N##_set)
+#define PSHMEMQ_AMO_OLD_STD(T, N)                                                           \
+    PSHMEMQ_TWIN(shmem_##N##_cswap) PSHMEMQ_TWIN(shmem_##N##_fadd)                          \
+    PSHMEMQ_TWIN(shmem_##N##_finc) PSHMEMQ_TWIN(shmem_##N##_add) PSHMEMQ_TWIN(shmem_##N##_inc)
+SHMEMQ_AMO_OLD_EXT_TYPES(PSHMEMQ_AMO_OLD_EXT)
+SHMEMQ_AMO_OLD_STD_TYPES(PSHMEMQ_AMO_OLD_STD)
+#undef PSHMEMQ_AMO_OLD_EXT
+#undef PSHMEMQ_AMO_OLD_STD
+PSHMEMQ_TWIN(shmem_swap)
+
+/* ---- Point-to-point synchronization (shmemq/p2p.h) ---- */
+#define PSHMEMQ_P2P1(N, OP) PSHMEMQ_TWIN(shmem_##N##_##OP)
+#define PSHMEMQ_P2P(T, N)                                                                   \
+    PSHMEMQ_P2P1(N, wait_until) PSHMEMQ_P2P1(N, wait_until_all) PSHMEMQ_P2P1(N, wait_until_any) \
+    PSHMEMQ_P2P1(N, wait_until_some) PSHMEMQ_P2P1(N, wait_until_all_vector)                 \
+    PSHMEMQ_P2P1(N, wait_until_any_vector) PSHMEMQ_P2P1(N, wait_until_some_vector)          \
+    PSHMEMQ_P2P1(N, test) PSHMEMQ_P2P1(N, test_all) PSHMEMQ_P2P1(N, test_any)               \
+    PSHMEMQ_P2P1(N, test_some) PSHMEMQ_P2P1(N, test_all_vector)                             \
+    PSHMEMQ_P2P1(N, test_any_vector) PSHMEMQ_P2P1(N, test_some_vector)
+SHMEMQ_P2P_TYPES(PSHMEMQ_P2P)
+#undef PSHMEMQ_P2P
+#undef PSHMEMQ_P2P1
+PSHMEMQ_TWIN(shmem_short_wait)
+PSHMEMQ_TWIN(shmem_int_wait)
+PSHMEMQ_TWIN(shmem_long_wait)
+PSHMEMQ_TWIN(shmem_longlong_wait)
+PSHMEMQ_TWIN(shmem_wait)
+PSHMEMQ_TWIN(shmem_wait_until)
+
+/* ---- Locks (shmemq/lock.h) ---- */
+PSHMEMQ_TWIN(shmem_set_lock)
+PSHMEMQ_TWIN(shmem_clear_lock)
+PSHMEMQ_TWIN(shmem_test_lock)
+
+/* ---- Collectives (shmemq/coll.h): team-based, then the deprecated active-set forms ---- */
+#define PSHMEMQ_COLL_MOVE(T, N)                                                             \
+    PSHMEMQ_TWIN(shmem_##N##_broadcast) PSHMEMQ_TWIN(shmem_##N##_collect)                   \
+    PSHMEMQ_TWIN(shmem_##N##_fcollect) PSHMEMQ_TWIN(shmem_##N##_alltoall)                   \
+    PSHMEMQ_TWIN(shmem_##N##_alltoalls)
+SHMEMQ_RMA_TYPES(PSHMEMQ_COLL_MOVE)
+#undef PSHMEMQ_COLL_MOVE
+PSHMEMQ_TWIN(shmem_broadcastmem)
+PSHMEMQ_TWIN(shmem_collectmem)
+PSHMEMQ_TWIN(shmem_fcollectmem)
+PSHMEMQ_TWIN(shmem_alltoallmem)
+PSHMEMQ_TWIN(shmem_alltoallsmem)
+
+#define PSHMEMQ_REDUCE(T, N, OP) PSHMEMQ_TWIN(shmem_##N##_##OP##_reduce)
+#define PSHMEMQ_REDUCE_BIT(T, N) \
+    PSHMEMQ_REDUCE(T, N, and) PSHMEMQ_REDUCE(T, N, or) PSHMEMQ_REDUCE(T, N, xor)
+#define PSHMEMQ_REDUCE_MINMAX(T, N) PSHMEMQ_REDUCE(T, N, max) PSHMEMQ_REDUCE(T, N, min)
+#define PSHMEMQ_REDUCE_ARITH(T, N)                                                          \
+    PSHMEMQ_REDUCE(T, N, sum) PSHMEMQ_REDUCE(T, N, prod)                                    \
+    PSHMEMQ_TWIN(shmem_##N##_sum_inscan) PSHMEMQ_TWIN(shmem_##N##_sum_exscan)
+SHMEMQ_REDUCE_BITWISE_TYPES(PSHMEMQ_REDUCE_BIT)
+SHMEMQ_REDUCE_MINMAX_TYPES(PSHMEMQ_REDUCE_MINMAX)
+SHMEMQ_REDUCE_ARITH_TYPES(PSHMEMQ_REDUCE_ARITH)
+#undef PSHMEMQ_REDUCE_BIT
+#undef PSHMEMQ_REDUCE_MINMAX
+#undef PSHMEMQ_REDUCE_ARITH
+#undef PSHMEMQ_REDUCE
+
+PSHMEMQ_TWIN(shmem_barrier)
+PSHMEMQ_TWIN(shmem_sync)
+#define PSHMEMQ_LEGACY_MOVE(BITS)                                                           \
+    PSHMEMQ_TWIN(shmem_broadcast##BITS) PSHMEMQ_TWIN(shmem_collect##BITS)                   \
+    PSHMEMQ_TWIN(shmem_fcollect##BITS) PSHMEMQ_TWIN(shmem_alltoall##BITS)                   \
+    PSHMEMQ_TWIN(shmem_alltoalls##BITS)
+PSHMEMQ_LEGACY_MOVE(32)
+PSHMEMQ_LEGACY_MOVE(64)
+#undef PSHMEMQ_LEGACY_MOVE
+#define PSHMEMQ_TO_ALL(T, N, OP) PSHMEMQ_TWIN(shmem_##N##_##OP##_to_all)
+#define PSHMEMQ_TO_ALL_BIT(T, N) \
+    PSHMEMQ_TO_ALL(T, N, and) PSHMEMQ_TO_ALL(T, N, or) PSHMEMQ_TO_ALL(T, N, xor)
+#define PSHMEMQ_TO_ALL_MINMAX(T, N) PSHMEMQ_TO_ALL(T, N, max) PSHMEMQ_TO_ALL(T, N, min)
+#define PSHMEMQ_TO_ALL_ARITH(T, N) PSHMEMQ_TO_ALL(T, N, sum) PSHMEMQ_TO_ALL(T, N, prod)
+SHMEMQ_LEGACY_BITWISE_TYPES(PSHMEMQ_TO_ALL_BIT)
+SHMEMQ_LEGACY_MINMAX_TYPES(PSHMEMQ_TO_ALL_MINMAX)
+SHMEMQ_LEGACY_ARITH_TYPES(PSHMEMQ_TO_ALL_ARITH)
+#undef PSHMEMQ_TO_ALL_BIT
+#undef PSHMEMQ_TO_ALL_MINMAX
+#undef PSHMEMQ_TO_ALL_ARITH
+#undef PSHMEMQ_TO_ALL
+
+/* ---- Extensions (shmemx.h): queues, byte-strided RMA, MPI interoperability ---- */
+PSHMEMQ_TWIN(shmemx_queue_strerror)
+PSHMEMQ_TWIN(shmem_queue_comm_create)
+PSHMEMQ_TWIN(shmem_queue_comm_destroy)
+PSHMEMQ_TWIN(shmem_query_attr)
+PSHMEMQ_TWIN(shmem_query_size)
+PSHMEMQ_TWIN(shmem_queue_comm_pushmem)
+PSHMEMQ_TWIN(shmem_queue_progress)
+PSHMEMQ_TWIN(shmem_queue_local_flush)
+PSHMEMQ_TWIN(shmemx_queue_comm_push_strided)
+PSHMEMQ_TWIN(shmemx_queue_stats)
+PSHMEMQ_TWIN(shmem_queue_data_create)
+PSHMEMQ_TWIN(shmem_queue_data_push)
+PSHMEMQ_TWIN(shmem_queue_data_pop)
+PSHMEMQ_TWIN(shmem_queue_global_flush)
+PSHMEMQ_TWIN(shmem_query_data_size)
+PSHMEMQ_TWIN(shmem_queue_data_progress)
+PSHMEMQ_TWIN(shmem_queue_data_destroy)
+PSHMEMQ_TWIN(shmemx_iputmem)
+PSHMEMQ_TWIN(shmemx_igetmem)
+PSHMEMQ_TWIN(shmemx_team_get_mpi_comm)
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,17 @@
+# robust: pshmem.h, MPI interop, thread-shared locks, back-off, faults (issue 13).
+
+# <pshmem.h> is complete: test/pshmem_all takes the address of every profiling twin
+# through the header alone, compiled so that an undeclared routine is an error;
+# test/robust_pshmem.sh checks with nm that it references every twin libshmemq exports.
+# A .sh test: run by the shell (TEST_EXTENSIONS in test/stress/stress.mk).
+# (noinst, not check_PROGRAMS: every check program is run under mpiexec by run-mpi.sh.)
+EXTRA_DIST += test/robust_pshmem.sh
+noinst_PROGRAMS += test/pshmem_all
+test_pshmem_all_SOURCES = test/programs/pshmem_all.c
+test_pshmem_all_CFLAGS = $(AM_CFLAGS) -Werror=implicit-function-declaration
+test_pshmem_all_LDADD = $(SHMEMQ_LIBS)
+test_pshmem_all_LDFLAGS = $(NOINSTALL_FLAGS)
+if BUILD_TESTS
+TESTS += test/robust_pshmem.sh
+test/robust_pshmem.log: test/pshmem_all$(EXEEXT)
+endif
