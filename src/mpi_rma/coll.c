@@ -8,8 +8,11 @@
  * use the MPI datatype of the C type. Counts above the per-call limit (INT_MAX, or
  * SHMEMQ_COLL_MAX_COUNT for testing) are split into several calls, with resized
  * derived types keeping each PE's block in place. MPI_Win_sync before and after makes
- * the windows' memory and this PE's loads and stores agree. docs/teams.md has more. */
+ * the windows' memory and this PE's loads and stores agree. Before any data moves, the
+ * PEs agree on their argument checks (shmemi_coll_agree, agree.c): when one PE rejects
+ * its arguments every PE returns the error. docs/teams.md has more. */
 #include "coll_impl.h"
+#include "agree.h"
 #include <limits.h>
 #include <stdarg.h>
 
@@ -138,9 +141,18 @@ static int block_type(size_t len, size_t esize, ptrdiff_t stride, size_t extent,
     return rc;
 }
 
-int shmemi_coll_sync(const shmemi_coll_t *g)
+int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                      uint64_t root)
 {
-    int rc = shmemi_barrier_comm(g->comm);
+    if (g->n == 1) /* nobody to wait for */
+        return bad ? -1 : 0;
+    uint64_t v[3] = {shmemi_agree_kind(routine), size, root};
+    return shmemi_agree(routine, g->comm, g->me, g->n, g->loud, bad, v, 3);
+}
+
+int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g)
+{
+    int rc = shmemi_agree_barrier(g->comm, routine);
     sync_windows();
     return rc == MPI_SUCCESS ? 0 : -1;
 }
@@ -150,14 +162,15 @@ int shmemi_coll_sync(const shmemi_coll_t *g)
 int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
                       const void *source, size_t nbytes, int root, int write_root)
 {
+    int bad = 0, am_root = g->me == root;
     if (root < 0 || root >= g->n) {
         coll_report(g, routine, "PE_root %d out of range [0, %d)", root, g->n);
-        return -1;
+        bad = 1;
+    } else if (((!am_root || write_root) && check_sym(g, routine, "dest", dest, nbytes)) ||
+               (am_root && check_sym(g, routine, "source", source, nbytes))) {
+        bad = 1;
     }
-    int am_root = g->me == root;
-    if ((!am_root || write_root) && check_sym(g, routine, "dest", dest, nbytes))
-        return -1;
-    if (am_root && check_sym(g, routine, "source", source, nbytes))
+    if (shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
         return -1;
     sync_windows();
     size_t limit = coll_limit();
@@ -178,11 +191,14 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
                          const void *source, size_t nbytes)
 {
     size_t total = mul(nbytes, (size_t)g->n);
+    int bad = 0;
     if (total == SIZE_MAX) {
         coll_report(g, routine, "size overflows");
-        return -1;
+        bad = 1;
+    } else {
+        bad = disjoint_buffers(routine, g, dest, total, source, nbytes) != 0;
     }
-    if (disjoint_buffers(routine, g, dest, total, source, nbytes))
+    if (shmemi_coll_agree(routine, g, bad, nbytes, 0))
         return -1;
     if (nbytes == 0)
         return 0;
@@ -215,30 +231,59 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
     return 0;
 }
 
+/* How many bytes in all collect may write at dest on this PE: what is left of dest's
+ * symmetric region, less what would reach source (dest and source must not overlap).
+ * 0 for a NULL or non-symmetric dest (fine only when nothing is collected). */
+static uint64_t collect_room(const void *dest, const void *source, size_t nbytes)
+{
+    uintptr_t off;
+    int r = dest ? shmemi_region(dest, 1, &off) : -1;
+    if (r < 0)
+        return 0;
+    uint64_t room = (r == 0 ? shmemi.heap_size : shmemi.data_size) - off;
+    uintptr_t d = (uintptr_t)dest, s = (uintptr_t)source;
+    if (nbytes && s >= d && s - d < room)
+        room = s - d; /* past that, dest runs into source */
+    else if (nbytes && s < d && s + nbytes > d)
+        room = 0; /* source covers dest's first byte */
+    return room;
+}
+
 int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
                         const void *source, size_t nbytes)
 {
-    /* Everyone learns everyone's size first. A PE with a bad source sends UINT64_MAX
-     * instead of its size, so every PE fails together rather than waiting for it. */
+    /* Everyone learns everyone's size, how much its dest can take and which routine it
+     * called, in the one exchange collect needs anyway: that is the agreement. A PE
+     * with a bad source sends UINT64_MAX instead of its size. */
     int bad = check_sym(g, routine, "source", source, nbytes);
-    uint64_t *sizes = malloc(sizeof(uint64_t) * (size_t)g->n);
+    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
     if (sizes == NULL)
         shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
-    uint64_t mine = bad ? UINT64_MAX : (uint64_t)nbytes;
+    uint64_t *all = sizes + g->n;
+    uint64_t mine[3] = {bad ? UINT64_MAX : (uint64_t)nbytes, collect_room(dest, source, nbytes),
+                        shmemi_agree_kind(routine)};
     MPI_Request req;
-    if (wait_req(routine,
-                 MPI_Iallgather(&mine, 1, MPI_UINT64_T, sizes, 1, MPI_UINT64_T, g->comm, &req),
-                 &req)) {
+    int rc = MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, g->comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = shmemi_agree_wait(&req, g->comm, routine);
+    if (rc != MPI_SUCCESS) {
+        shmemi_debug(routine, "MPI collective failed (code %d)", rc);
         free(sizes);
         return -1;
     }
     size_t total = 0, before = 0, limit = coll_limit();
     for (int i = 0; i < g->n; i++) {
+        sizes[i] = all[3 * i];
         if (i == g->me)
             before = total;
+        if (all[3 * i + 2] != mine[2]) {
+            coll_report(g, routine, "the PEs called different collectives (or different types)");
+            free(sizes);
+            return -1;
+        }
         if (sizes[i] == UINT64_MAX) {
             if (!bad)
-                coll_report(g, routine, "PE %d passed a bad source", i);
+                coll_report(g, routine, "team PE %d passed a bad source", i);
             free(sizes);
             return -1;
         }
@@ -248,24 +293,25 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
             return -1;
         }
     }
-    int small = total <= limit;
-    if (check_sym(g, routine, "dest", dest, total)) {
-        free(sizes);
-        return -1;
-    }
-    if (overlap(dest, total, source, nbytes)) {
-        coll_report(g, routine, "dest and source overlap");
-        free(sizes);
-        return -1;
-    }
-    sync_windows();
-    int rc = 0;
-    if (small) {
-        int *counts = malloc(sizeof(int) * 2 * (size_t)g->n);
-        if (counts == NULL) {
+    for (int i = 0; i < g->n; i++) {
+        if (total > all[3 * i + 1]) {
+            if (i == g->me)
+                coll_report(g, routine,
+                            "dest %p cannot take %zu bytes (NULL, not symmetric, too small, "
+                            "or overlapping source)", dest, total);
+            else
+                coll_report(g, routine, "team PE %d passed a dest that cannot take %zu bytes",
+                            i, total);
             free(sizes);
             return -1;
         }
+    }
+    int small = total <= limit;
+    sync_windows();
+    if (small) {
+        int *counts = malloc(sizeof(int) * 2 * (size_t)g->n);
+        if (counts == NULL)
+            shmemi_fatal(routine, "out of memory"); /* the peers are in the allgatherv */
         int *displs = counts + g->n, d = 0;
         for (int i = 0; i < g->n; i++) {
             counts[i] = (int)sizes[i];
@@ -301,18 +347,21 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
                           const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                           size_t esize)
 {
+    int bad = 0;
+    /* Bytes from the first to past the last element touched, n blocks. */
+    size_t nblk = mul(nelems, (size_t)g->n), dspan = 0, sspan = 0;
     if (dst < 1 || sst < 1) {
         coll_report(g, routine, "strides dst %td and sst %td must be positive", dst, sst);
-        return -1;
-    }
-    /* Bytes from the first to past the last element touched, n blocks. */
-    size_t nblk = mul(nelems, (size_t)g->n);
-    size_t dspan = span(nblk, (size_t)dst, esize), sspan = span(nblk, (size_t)sst, esize);
-    if (nblk == SIZE_MAX || dspan == SIZE_MAX || sspan == SIZE_MAX) {
+        bad = 1;
+    } else if (nblk == SIZE_MAX ||
+               (dspan = span(nblk, (size_t)dst, esize)) == SIZE_MAX ||
+               (sspan = span(nblk, (size_t)sst, esize)) == SIZE_MAX) {
         coll_report(g, routine, "size overflows");
-        return -1;
+        bad = 1;
+    } else {
+        bad = disjoint_buffers(routine, g, dest, dspan, source, sspan) != 0;
     }
-    if (disjoint_buffers(routine, g, dest, dspan, source, sspan))
+    if (shmemi_coll_agree(routine, g, bad, nelems, 0))
         return -1;
     if (nelems == 0)
         return 0;
@@ -379,7 +428,7 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        MPI_Op op)
 {
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
-    if (in_place < 0)
+    if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
         return -1;
     sync_windows();
     size_t limit = coll_limit();
@@ -403,7 +452,7 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
                      int exclusive)
 {
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
-    if (in_place < 0)
+    if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
         return -1;
     sync_windows();
     size_t limit = coll_limit();
@@ -483,30 +532,34 @@ SHMEMI_PROFILE(shmem_alltoallsmem)
 
 /* ---- typed data movement ---- */
 
+/* nelems * esize, or SIZE_MAX (which no buffer check accepts) when that overflows: the
+ * engine then rejects it and still takes part in the agreement. */
+static inline size_t coll_bytes(size_t nelems, size_t esize)
+{
+    return mul(nelems, esize);
+}
+
 #define SHMEMI_DEF_COLL_MOVE(T, N)                                                            \
     int shmem_##N##_broadcast(shmem_team_t team, T *dest, const T *source, size_t nelems,     \
                               int PE_root)                                                    \
     {                                                                                         \
         SHMEMI_TEAM_GROUP("shmem_" #N "_broadcast")                                           \
-        if (nelems > SIZE_MAX / sizeof(T)) return -1;                                         \
         return shmemi_coll_bcast("shmem_" #N "_broadcast", &g, dest, source,                  \
-                                 nelems * sizeof(T), PE_root, 1);                             \
+                                 coll_bytes(nelems, sizeof(T)), PE_root, 1);                  \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_broadcast)                                                     \
     int shmem_##N##_collect(shmem_team_t team, T *dest, const T *source, size_t nelems)      \
     {                                                                                         \
         SHMEMI_TEAM_GROUP("shmem_" #N "_collect")                                             \
-        if (nelems > SIZE_MAX / sizeof(T)) return -1;                                         \
         return shmemi_coll_collect("shmem_" #N "_collect", &g, dest, source,                  \
-                                   nelems * sizeof(T));                                       \
+                                   coll_bytes(nelems, sizeof(T)));                            \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_collect)                                                       \
     int shmem_##N##_fcollect(shmem_team_t team, T *dest, const T *source, size_t nelems)     \
     {                                                                                         \
         SHMEMI_TEAM_GROUP("shmem_" #N "_fcollect")                                            \
-        if (nelems > SIZE_MAX / sizeof(T)) return -1;                                         \
         return shmemi_coll_fcollect("shmem_" #N "_fcollect", &g, dest, source,                \
-                                    nelems * sizeof(T));                                      \
+                                    coll_bytes(nelems, sizeof(T)));                           \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_fcollect)                                                      \
     int shmem_##N##_alltoall(shmem_team_t team, T *dest, const T *source, size_t nelems)     \

@@ -1,7 +1,9 @@
 /* coll_impl.h: the collective engines shared by the team collectives (coll.c) and the
  * deprecated active-set collectives (coll_legacy.c). Each engine checks its arguments,
  * reports through shmemi_debug (quiet, for routines that return an error) or
- * shmemi_bad_arg (loud, for void routines), and returns 0 or -1 with nothing written. */
+ * shmemi_bad_arg (loud, for void routines), then takes part in the agreement
+ * (shmemi_coll_agree) whatever its verdict, and returns 0, or -1 on every PE with
+ * nothing written. */
 #ifndef SHMEMI_COLL_IMPL_H
 #define SHMEMI_COLL_IMPL_H
 
@@ -36,6 +38,12 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
                        MPI_Op op);
 /* Barrier over the group that keeps progressing, then make peers' stores visible. */
-int shmemi_coll_sync(const shmemi_coll_t *g);
+int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g);
+/* The agreement every engine runs before moving data (agree.c): bad is this PE's
+ * verdict on its arguments; the routine, size and root must be equal on every PE.
+ * 0 when all is well, else -1 on every PE. Callers that reject arguments before
+ * calling an engine call it with bad = 1 so that the other PEs return too. */
+int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                      uint64_t root);
 
 #endif /* SHMEMI_COLL_IMPL_H */

@@ -119,7 +119,7 @@ void shmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     if (active_set("shmem_barrier", PE_start, logPE_stride, PE_size, &g))
         return;
     shmemi_ctx_quiet(&shmemi.default_ctx); /* barrier = quiet + sync */
-    if (shmemi_coll_sync(&g))
+    if (shmemi_coll_sync("shmem_barrier", &g))
         shmemi_bad_arg("shmem_barrier", "MPI barrier failed");
 }
 SHMEMI_PROFILE(shmem_barrier)
@@ -130,19 +130,21 @@ void shmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     shmemi_coll_t g;
     if (active_set("shmem_sync", PE_start, logPE_stride, PE_size, &g))
         return;
-    if (shmemi_coll_sync(&g))
+    if (shmemi_coll_sync("shmem_sync", &g))
         shmemi_bad_arg("shmem_sync", "MPI barrier failed");
 }
 SHMEMI_PROFILE(shmem_sync)
 
-/* nelems of BITS-bit elements in bytes; 0 with a report on overflow. */
-static int legacy_bytes(const char *routine, size_t nelems, size_t esize, size_t *out)
+/* nelems of BITS-bit elements in bytes. On overflow a report, and SIZE_MAX, which the
+ * engine rejects while still taking part in the agreement the other PEs wait in. */
+static size_t legacy_bytes(const char *routine, size_t nelems, size_t esize)
 {
-    if (__builtin_mul_overflow(nelems, esize, out)) {
+    size_t nb;
+    if (__builtin_mul_overflow(nelems, esize, &nb)) {
         shmemi_bad_arg(routine, "nelems %zu too large", nelems);
-        return -1;
+        return SIZE_MAX;
     }
-    return 0;
+    return nb;
 }
 
 #define SHMEMI_DEF_LEGACY_MOVE(BITS)                                                          \
@@ -151,11 +153,10 @@ static int legacy_bytes(const char *routine, size_t nelems, size_t esize, size_t
     {                                                                                         \
         static const char *routine = "shmem_broadcast" #BITS;                                 \
         shmemi_coll_t g;                                                                      \
-        size_t nb;                                                                            \
         (void)pSync;                                                                          \
-        if (active_set(routine, PE_start, logPE_stride, PE_size, &g) ||                       \
-            legacy_bytes(routine, nelems, BITS / 8, &nb))                                     \
+        if (active_set(routine, PE_start, logPE_stride, PE_size, &g))                         \
             return;                                                                           \
+        size_t nb = legacy_bytes(routine, nelems, BITS / 8);                                  \
         (void)shmemi_coll_bcast(routine, &g, dest, source, nb, PE_root, 0);                   \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_broadcast##BITS)                                                     \
@@ -164,11 +165,10 @@ static int legacy_bytes(const char *routine, size_t nelems, size_t esize, size_t
     {                                                                                         \
         static const char *routine = "shmem_collect" #BITS;                                   \
         shmemi_coll_t g;                                                                      \
-        size_t nb;                                                                            \
         (void)pSync;                                                                          \
-        if (active_set(routine, PE_start, logPE_stride, PE_size, &g) ||                       \
-            legacy_bytes(routine, nelems, BITS / 8, &nb))                                     \
+        if (active_set(routine, PE_start, logPE_stride, PE_size, &g))                         \
             return;                                                                           \
+        size_t nb = legacy_bytes(routine, nelems, BITS / 8);                                  \
         (void)shmemi_coll_collect(routine, &g, dest, source, nb);                             \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_collect##BITS)                                                       \
@@ -177,11 +177,10 @@ static int legacy_bytes(const char *routine, size_t nelems, size_t esize, size_t
     {                                                                                         \
         static const char *routine = "shmem_fcollect" #BITS;                                  \
         shmemi_coll_t g;                                                                      \
-        size_t nb;                                                                            \
         (void)pSync;                                                                          \
-        if (active_set(routine, PE_start, logPE_stride, PE_size, &g) ||                       \
-            legacy_bytes(routine, nelems, BITS / 8, &nb))                                     \
+        if (active_set(routine, PE_start, logPE_stride, PE_size, &g))                         \
             return;                                                                           \
+        size_t nb = legacy_bytes(routine, nelems, BITS / 8);                                  \
         (void)shmemi_coll_fcollect(routine, &g, dest, source, nb);                            \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_fcollect##BITS)                                                      \
@@ -240,6 +239,7 @@ SHMEMI_DEF_LEGACY_MOVE(64)
             return;                                                                           \
         if (nreduce < 0) {                                                                    \
             shmemi_bad_arg(routine, "negative nreduce %d", nreduce);                          \
+            (void)shmemi_coll_agree(routine, &g, 1, 0, 0);                                    \
             return;                                                                           \
         }                                                                                     \
         (void)shmemi_coll_reduce(routine, &g, dest, source, (size_t)nreduce, sizeof(T),       \

@@ -6,8 +6,10 @@
  * MPI_UNDEFINED and get SHMEM_TEAM_INVALID. MPI_Comm_split blocks inside MPI, so a
  * progressing barrier over the parent comes first: every member then enters the split
  * at about the same time and no PE sits in MPI while a peer waits for it to apply
- * queue traffic. docs/teams.md has the rules. */
-#include "shmemi.h"
+ * queue traffic. That step is also the agreement (agree.c): a PE that rejects its
+ * arguments still takes part, so every PE of the parent returns the error together.
+ * docs/teams.md has the rules. */
+#include "agree.h"
 #include <pthread.h>
 
 int shmemi_team_fill_world_map(struct shmemq_team *team)
@@ -189,19 +191,31 @@ static int check_config(const char *routine, const shmem_team_config_t *config, 
     return 0;
 }
 
+/* The agreement over the parent that every split runs before MPI_Comm_split (it also
+ * replaces the progressing barrier that keeps members from waiting inside MPI). */
+static int split_agree(const char *routine, struct shmemq_team *parent, int bad)
+{
+    if (parent->n_pes == 1)
+        return bad ? -1 : 0;
+    uint64_t kind = shmemi_agree_kind(routine);
+    return shmemi_agree(routine, parent->comm, parent->my_pe, parent->n_pes, 0, bad, &kind, 1);
+}
+
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team)
 {
     static const char *routine = "shmem_team_split_strided";
-    if (new_team == NULL) {
-        shmemi_debug(routine, "new_team is NULL");
-        return -1;
-    }
-    *new_team = SHMEM_TEAM_INVALID;
+    if (new_team)
+        *new_team = SHMEM_TEAM_INVALID;
     if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
         shmemi_debug(routine, "invalid parent team");
-        return -1;
+        return -1; /* no team to agree over */
+    }
+    int bad = 0;
+    if (new_team == NULL) {
+        shmemi_debug(routine, "new_team is NULL");
+        bad = 1;
     }
     /* Valid triplet (spec): start + stride*i in [0, N) for every i in [0, size).
      * Any stride qualifies, negative too; 0 only for a single PE (no repeated PEs). */
@@ -211,23 +225,25 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
         (stride == 0 && size > 1)) {
         shmemi_debug(routine, "invalid triplet start %d stride %d size %d over %d PEs", start,
                      stride, size, n);
-        return -1;
+        bad = 1;
     }
     if (check_config(routine, config, config_mask))
-        return -1;
+        bad = 1;
     /* The color is the triplet's start, not a constant: programs (SOS's unit tests among
      * them) let each PE pass a triplet of its own, e.g. (me, 1, 1) for a team of itself,
      * and PEs naming different teams must not end up in one communicator. */
     int me = parent_team->my_pe, color = MPI_UNDEFINED, key = 0;
     long long d = (long long)me - start;
-    if (stride == 0) {
+    if (bad) {
+        /* nothing to compute */
+    } else if (stride == 0) {
         if (d == 0)
             color = start;
     } else if (d % stride == 0 && d / stride >= 0 && d / stride < size) {
         color = start;
         key = (int)(d / stride);
     }
-    if (shmemi_barrier_comm(parent_team->comm) != MPI_SUCCESS)
+    if (split_agree(routine, parent_team, bad))
         return -1;
     return team_split(routine, parent_team, color, key, config, config_mask, new_team);
 }
@@ -239,27 +255,31 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
                         long yaxis_mask, shmem_team_t *yaxis_team)
 {
     static const char *routine = "shmem_team_split_2d";
-    if (xaxis_team == NULL || yaxis_team == NULL) {
-        shmemi_debug(routine, "team output is NULL");
-        return -1;
-    }
-    *xaxis_team = *yaxis_team = SHMEM_TEAM_INVALID;
+    if (xaxis_team)
+        *xaxis_team = SHMEM_TEAM_INVALID;
+    if (yaxis_team)
+        *yaxis_team = SHMEM_TEAM_INVALID;
     if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
         shmemi_debug(routine, "invalid parent team");
-        return -1;
+        return -1; /* no team to agree over */
+    }
+    int bad = 0;
+    if (xaxis_team == NULL || yaxis_team == NULL) {
+        shmemi_debug(routine, "team output is NULL");
+        bad = 1;
     }
     if (xrange < 1) {
         shmemi_debug(routine, "xrange %d must be positive", xrange);
-        return -1;
+        bad = 1;
     }
     if (check_config(routine, xaxis_config, xaxis_mask) ||
         check_config(routine, yaxis_config, yaxis_mask))
+        bad = 1;
+    if (split_agree(routine, parent_team, bad))
         return -1;
     int n = parent_team->n_pes, me = parent_team->my_pe;
     if (xrange > n) /* spec: one x team of all the parent's PEs */
         xrange = n;
-    if (shmemi_barrier_comm(parent_team->comm) != MPI_SUCCESS)
-        return -1;
     /* x teams: rows of xrange consecutive PEs; y teams: the columns. */
     if (team_split(routine, parent_team, me / xrange, me % xrange, xaxis_config, xaxis_mask,
                    xaxis_team) != 0)
@@ -281,7 +301,8 @@ int shmem_team_sync(shmem_team_t team)
         shmemi_debug(routine, "invalid team");
         return -1;
     }
-    if (shmemi_barrier_comm(team->comm) != MPI_SUCCESS)
+    /* A barrier has nothing to agree on; its wait runs the SHMEM_DEBUG watchdog. */
+    if (shmemi_agree_barrier(team->comm, routine) != MPI_SUCCESS)
         return -1;
     /* Make stores that peers made through the windows visible to this PE's loads. */
     MPI_Win_sync(shmemi.heap_win);
@@ -298,15 +319,24 @@ void shmem_team_destroy(shmem_team_t team)
     if (team == SHMEM_TEAM_INVALID)
         return; /* non-members of a split hold INVALID and may pass it back */
     if (team->predefined) {
+        /* The other PEs name some other team: there is none to agree over. */
         shmemi_bad_arg(routine, "SHMEM_TEAM_WORLD and SHMEM_TEAM_SHARED cannot be destroyed");
         return;
     }
+    int bad = 0;
     if (team->n_ctx > 0) {
         /* Contexts hold a pointer to the team: freeing it would leave them dangling. */
         shmemi_bad_arg(routine, "the team still has %d contexts; destroy them first",
                        team->n_ctx);
-        return;
+        bad = 1;
     }
+    /* Every member frees the team, or none does (a team freed on some PEs only would
+     * leave the others' next collective on it waiting forever). */
+    uint64_t kind = shmemi_agree_kind(routine);
+    if (team->n_pes > 1 ? shmemi_agree(routine, team->comm, team->my_pe, team->n_pes, 1, bad,
+                                       &kind, 1)
+                        : bad)
+        return;
     team_untrack(team);
     MPI_Comm_free(&team->comm);
     free(team->world_pe);
@@ -317,15 +347,20 @@ SHMEMI_PROFILE(shmem_team_destroy)
 int shmemx_team_get_mpi_comm(shmem_team_t team, MPI_Comm *comm)
 {
     static const char *routine = "shmemx_team_get_mpi_comm";
-    if (comm == NULL) {
-        shmemi_debug(routine, "comm is NULL");
-        return -1;
-    }
-    *comm = MPI_COMM_NULL;
+    if (comm)
+        *comm = MPI_COMM_NULL;
     if (!shmemi.initialized || team == SHMEM_TEAM_INVALID) {
         shmemi_debug(routine, "invalid team");
         return -1;
     }
+    /* MPI_Comm_dup is collective: a PE with a NULL comm still agrees, so none dups. */
+    uint64_t kind = shmemi_agree_kind(routine);
+    if (comm == NULL)
+        shmemi_debug(routine, "comm is NULL");
+    if (team->n_pes > 1 ? shmemi_agree(routine, team->comm, team->my_pe, team->n_pes, 0,
+                                       comm == NULL, &kind, 1)
+                        : comm == NULL)
+        return -1;
     /* A duplicate: the user's traffic never matches ours and freeing it is theirs. */
     if (MPI_Comm_dup(team->comm, comm) != MPI_SUCCESS) {
         *comm = MPI_COMM_NULL;

@@ -12,9 +12,13 @@
  * The background flush of shmem_queue_data_progress runs the same steps, one test per
  * call. Because PEs may call progress different numbers of times, the global flush
  * and destroy first agree (on a second communicator) on how many flushes were
- * started and let every PE catch up, so the collectives always match.
+ * started and let every PE catch up, so the collectives always match. That agreement
+ * also carries each PE's verdict on its arguments and which routine it is in (global
+ * flush or destroy), so a bad argument or a mismatch on one PE fails the routine on
+ * every PE instead of leaving the others waiting (agree.c).
  */
 #include "data_queue.h"
+#include "../mpi_rma/agree.h"
 #include <hwloc.h>
 #include <limits.h>
 #include <sched.h>
@@ -88,6 +92,19 @@ static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi
     }
     *out = (struct shmemi_dataq *)(void *)queue;
     return 0;
+}
+
+/* The handle check of the collective routines (global flush, destroy): a PE with a bad
+ * handle cannot take part, and its peers will wait for it, so say so even without
+ * SHMEM_DEBUG (under it, the peers' watchdog ends the job). */
+static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+{
+    int rc = dq_get(routine, queue, out);
+    if (SHMEMI_UNLIKELY(rc))
+        shmemi_agree_orphan(routine, queue == NULL ? "the queue handle is NULL"
+                                                   : "the queue handle is not a live data "
+                                                     "queue (destroyed, or a comm queue)");
+    return rc;
 }
 
 static int dq_mpi_err(const char *routine, const char *call, int rc)
@@ -377,20 +394,37 @@ static int flush_step(struct shmemi_dataq *q, int block)
     return 1;
 }
 
+/* Which collective a dataq_sync belongs to (finalize's release counts as a destroy). */
+enum { DQ_SYNC_FLUSH = 1, DQ_SYNC_DESTROY = 2 };
+
 /* Make every PE reach `started == most flushes any PE wants`, given `mine`: runs on
  * q->ctrl so the agreement never mixes with a flush's collectives in flight on
  * q->comm; a flush already started (background, or the global flush's own) goes on
  * meanwhile. A PE that started fewer flushes runs the missing ones: they match the
- * others' in-flight ones, since every flush is the same sequence of collectives. */
-static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine)
+ * others' in-flight ones, since every flush is the same sequence of collectives.
+ * The same reduction is the argument agreement: bad (this PE rejected its arguments)
+ * or PEs in different routines (kind) make every PE return SHMEM_QUEUE_ERR_ARG before
+ * any catch-up, with nothing changed. */
+static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
+                      int bad)
 {
-    uint64_t most = 0;
+    uint64_t in[4] = {mine, bad != 0, (uint64_t)kind, ~(uint64_t)kind}, out[4];
     MPI_Request req;
-    int rc = MPI_Iallreduce(&mine, &most, 1, MPI_UINT64_T, MPI_MAX, q->ctrl, &req);
+    int rc = MPI_Iallreduce(in, out, 4, MPI_UINT64_T, MPI_MAX, q->ctrl, &req);
     if (rc == MPI_SUCCESS)
-        rc = shmemi_wait_request(&req);
+        rc = shmemi_agree_wait(&req, q->ctrl, routine);
     if (rc != MPI_SUCCESS)
         return dq_mpi_err(routine, "MPI_Iallreduce", rc);
+    if (out[1] || out[2] != ~out[3]) {
+        if (!bad)
+            shmemi_debug(routine, out[1] ? "another PE of the queue's team rejected its "
+                                           "arguments: nothing was done"
+                                         : "the PEs of the queue's team called different "
+                                           "collectives (global flush, destroy): nothing "
+                                           "was done");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    uint64_t most = out[0];
     for (;;) {
         int r = flush_step(q, 1);
         if (r < 0)
@@ -516,9 +550,9 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     if (mrc == MPI_SUCCESS)
         mrc = MPI_Comm_idup(team->comm, &ctrl, &reqs[1]);
     if (mrc == MPI_SUCCESS)
-        mrc = shmemi_wait_request(&reqs[0]);
+        mrc = shmemi_agree_wait(&reqs[0], team->comm, routine);
     if (mrc == MPI_SUCCESS)
-        mrc = shmemi_wait_request(&reqs[1]);
+        mrc = shmemi_agree_wait(&reqs[1], team->comm, routine);
     /* MAX of v and of ~v gives max and min in one reduction. */
     uint64_t a[12] = {local == SHMEM_QUEUE_ERR_NOMEM, local && local != SHMEM_QUEUE_ERR_NOMEM,
                       elem, ~(uint64_t)elem, maxb, ~maxb, (uint64_t)xfer, ~(uint64_t)xfer,
@@ -530,7 +564,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         MPI_Request r;
         mrc = MPI_Iallreduce(a, g, 12, MPI_UINT64_T, MPI_MAX, ctrl, &r);
         if (mrc == MPI_SUCCESS)
-            mrc = shmemi_wait_request(&r);
+            mrc = shmemi_agree_wait(&r, ctrl, routine);
     }
     int rc = local;
     if (mrc != MPI_SUCCESS) {
@@ -698,7 +732,7 @@ int shmem_queue_global_flush(shmem_queue_t queue)
 {
     static const char *routine = "shmem_queue_global_flush";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_get_coll(routine, queue, &q);
     if (rc)
         return rc;
     /* Goal: finish a background flush in flight, then one flush of everything pushed
@@ -708,7 +742,7 @@ int shmem_queue_global_flush(shmem_queue_t queue)
     uint64_t want = q->started + 1;
     if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 0)) != 0)
         return rc;
-    if ((rc = dataq_sync(q, want, routine)) != 0)
+    if ((rc = dataq_sync(q, want, routine, DQ_SYNC_FLUSH, 0)) != 0)
         return rc;
     return q->last_rc;
 }
@@ -816,25 +850,28 @@ int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
     return 0;
 }
 
-static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_out);
+static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out);
 
 int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
 {
     static const char *routine = "shmem_queue_data_destroy";
     struct shmemi_dataq *q;
     if (queue == NULL) {
-        shmemi_debug(routine, "queue is NULL");
+        shmemi_agree_orphan(routine, "the pointer to the queue handle is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    int rc = dq_get(routine, *queue, &q);
+    int rc = dq_get_coll(routine, *queue, &q);
     if (rc)
         return rc;
-    if (team != q->team) {
+    /* The queue is known, so a wrong team still takes part in the agreement: every PE
+     * returns ARG and the queue stays alive everywhere. */
+    int bad = team != q->team;
+    if (bad)
         shmemi_debug(routine, "team is not the team the queue was created over");
-        return SHMEM_QUEUE_ERR_ARG;
-    }
     size_t left;
-    int src = dq_release(q, routine, &left);
+    int src = dq_release(q, routine, bad, &left);
+    if (src == SHMEM_QUEUE_ERR_ARG)
+        return src; /* not destroyed, on any PE */
     *queue = NULL;
     if (src)
         return src;
@@ -847,11 +884,15 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
 SHMEMI_PROFILE(shmem_queue_data_destroy)
 
 /* Collective over q's team: complete a background flush, free communicators and memory.
- * *left: bytes still queued (outgoing and incoming), now dropped. */
-static int dq_release(struct shmemi_dataq *q, const char *routine, size_t *left_out)
+ * *left: bytes still queued (outgoing and incoming), now dropped. Returns
+ * SHMEM_QUEUE_ERR_ARG, with nothing freed, when the agreement failed (bad here or on
+ * another PE, or another PE in a global flush). */
+static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out)
 {
     /* Complete any background flush on every PE, so no collective is left pending. */
-    int src = dataq_sync(q, q->started, routine);
+    int src = dataq_sync(q, q->started, routine, DQ_SYNC_DESTROY, bad);
+    if (src == SHMEM_QUEUE_ERR_ARG)
+        return src;
     size_t left = 0;
     for (int p = 0; p < q->h.npes; p++)
         left += q->h.out_len[p] + q->h.in_len[p];
@@ -884,7 +925,10 @@ void shmemi_dataq_fini(void)
             break;
         uint64_t id = q->queue_id & ~SHMEMI_DATAQ_ID_BIT;
         size_t left;
-        (void)dq_release(q, "shmem_finalize", &left); /* removes q from live */
+        /* removes q from live; ARG: a peer was in another routine on q (a global flush,
+         * or a destroy it got wrong) and returned an error: meet it at its next one */
+        while (dq_release(q, "shmem_finalize", 0, &left) == SHMEM_QUEUE_ERR_ARG)
+            ;
         if (left)
             shmemi_debug("shmem_finalize",
                          "data queue %llu was not destroyed: freed, %zu queued bytes lost",
