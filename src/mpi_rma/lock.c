@@ -19,8 +19,17 @@
  * (atomic with each other; 32 bits because Open MPI 4.1's osc/rdma over the vader BTL
  * crashes in 64-bit MPI_Compare_and_swap). Waits poll local atomic loads with
  * MPI_Win_sync and progress, so the hand-off reaches a waiting PE under MPICH's
- * active-message atomics too. FIFO: PEs acquire in the order they swapped the tail. */
+ * active-message atomics too. FIFO: PEs acquire in the order they swapped the tail.
+ *
+ * Threads (SHMEM_THREAD_MULTIPLE): the queue above has one node per PE, so two threads of
+ * one PE must never be in it at once. Each PE therefore keeps, per lock address, a local
+ * ticket lock in front of the distributed one: a thread takes a ticket, waits for its
+ * turn (progressing MPI, backing off), and only then enters the MCS queue; clear_lock
+ * leaves the queue first and then serves the next ticket. Threads of a PE acquire in
+ * ticket order, PEs in tail order. Waits in every loop back off randomly after many
+ * fruitless spins (shmemi_backoff), which breaks lockstep between retrying PEs. */
 #include "shmemi_p2p.h"
+#include <pthread.h>
 
 _Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "the lock word must hold 64 bits");
 
@@ -100,37 +109,153 @@ static uint32_t load_node(long *lock, MPI_Win win)
     return __atomic_load_n((uint32_t *)lock + 1, __ATOMIC_ACQUIRE);
 }
 
-void shmem_set_lock(long *lock)
+/* ---- the per-PE ticket lock in front of each lock word (SHMEM_THREAD_MULTIPLE) ---- */
+typedef struct local_lock {
+    long *addr;
+    unsigned long next;    /* next ticket to hand out */
+    unsigned long serving; /* ticket whose holder may enter the distributed lock */
+    struct local_lock *link;
+} local_lock_t;
+
+static local_lock_t *local_locks; /* never shrinks: a lock word may be reused any time */
+static pthread_mutex_t local_locks_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static int threaded(void)
 {
-    static const char *routine = "shmem_set_lock";
-    shmemi_target_t tail, self, pred;
-    if (lock_targets(routine, lock, &tail, &self))
-        return;
+    return shmemi.thread_level == SHMEM_THREAD_MULTIPLE;
+}
+
+static local_lock_t *local_of(long *lock)
+{
+    pthread_mutex_lock(&local_locks_mutex);
+    local_lock_t *l = local_locks;
+    while (l && l->addr != lock)
+        l = l->link;
+    if (!l) {
+        l = calloc(1, sizeof *l);
+        if (!l)
+            shmemi_fatal("shmem_set_lock", "out of host memory");
+        l->addr = lock;
+        l->link = local_locks;
+        local_locks = l;
+    }
+    pthread_mutex_unlock(&local_locks_mutex);
+    return l;
+}
+
+static void local_acquire(local_lock_t *l)
+{
+    unsigned long t = __atomic_fetch_add(&l->next, 1, __ATOMIC_RELAXED);
+    for (unsigned spins = 0; __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE) != t; spins++) {
+        shmemi_progress(); /* the holder may need this PE to enter MPI */
+        sched_yield();
+        shmemi_backoff(spins);
+    }
+}
+
+/* 0 when the ticket was free (now held), -1 when another thread holds or waits. */
+static int local_try(local_lock_t *l)
+{
+    unsigned long s = __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE);
+    unsigned long expect = s;
+    return __atomic_compare_exchange_n(&l->next, &expect, s + 1, 0, __ATOMIC_ACQUIRE,
+                                       __ATOMIC_RELAXED) ? 0 : -1;
+}
+
+static void local_release(local_lock_t *l)
+{
+    __atomic_fetch_add(&l->serving, 1, __ATOMIC_RELEASE);
+}
+
+static int local_held(local_lock_t *l)
+{
+    return __atomic_load_n(&l->next, __ATOMIC_ACQUIRE) !=
+           __atomic_load_n(&l->serving, __ATOMIC_ACQUIRE);
+}
+
+/* ---- the distributed MCS lock ---- */
+static void mcs_acquire(const char *routine, long *lock, shmemi_target_t *tail,
+                        shmemi_target_t *self)
+{
+    shmemi_target_t pred;
     uint32_t me = (uint32_t)shmemi.my_pe + 1;
-    uint32_t prev = fetch_op(routine, &tail, me, MPI_REPLACE);
+    uint32_t prev = fetch_op(routine, tail, me, MPI_REPLACE);
     if (prev != 0) {
         if (node_of(routine, lock, prev, &pred))
             return;
-        update(routine, &self, LOCK_WAIT, MPI_BOR);
+        update(routine, self, LOCK_WAIT, MPI_BOR);
         update(routine, &pred, me, MPI_SUM);
-        for (unsigned spins = 0; load_node(lock, self.win) & LOCK_WAIT;)
-            shmemi_wait_poll(self.win, &spins);
+        for (unsigned spins = 0; load_node(lock, self->win) & LOCK_WAIT;) {
+            shmemi_wait_poll(self->win, &spins);
+            shmemi_backoff(spins);
+        }
     }
-    MPI_Win_sync(self.win); /* the critical section sees the previous holder's data */
+    MPI_Win_sync(self->win); /* the critical section sees the previous holder's data */
+}
+
+/* 0 when released; -1 when this PE did not hold it (reported). */
+static int mcs_release(const char *routine, long *lock, shmemi_target_t *tail,
+                       shmemi_target_t *self)
+{
+    shmemi_target_t succ;
+    shmemi_ctx_quiet(&shmemi.default_ctx); /* critical-section stores complete first */
+    uint32_t me = (uint32_t)shmemi.my_pe + 1;
+    uint32_t next = load_node(lock, self->win) & LOCK_NEXT_MASK;
+    if (next == 0) {
+        uint32_t old = cas(routine, tail, me, 0);
+        if (old == me)
+            return 0; /* nobody queued: the lock is free */
+        if (old == 0) {
+            shmemi_bad_arg(routine, "the lock is not held");
+            return -1;
+        }
+        /* a successor swapped the tail and is about to link itself behind us */
+        for (unsigned spins = 0; (next = load_node(lock, self->win) & LOCK_NEXT_MASK) == 0;) {
+            shmemi_wait_poll(self->win, &spins);
+            shmemi_backoff(spins);
+        }
+    }
+    if (node_of(routine, lock, next, &succ))
+        return 0;
+    update(routine, self, (uint32_t)0 - next, MPI_SUM);
+    update(routine, &succ, ~LOCK_WAIT, MPI_BAND);
+    return 0;
+}
+
+void shmem_set_lock(long *lock)
+{
+    static const char *routine = "shmem_set_lock";
+    shmemi_target_t tail, self;
+    if (lock_targets(routine, lock, &tail, &self))
+        return;
+    if (threaded())
+        local_acquire(local_of(lock));
+    mcs_acquire(routine, lock, &tail, &self);
 }
 SHMEMI_PROFILE(shmem_set_lock)
 
 int shmem_test_lock(long *lock)
 {
     static const char *routine = "shmem_test_lock";
+    static _Thread_local unsigned failures; /* callers spin on test_lock: back off */
     shmemi_target_t tail, self;
     if (lock_targets(routine, lock, &tail, &self))
         return 1;
+    local_lock_t *l = threaded() ? local_of(lock) : NULL;
+    if (l && local_try(l) != 0) {
+        shmemi_progress();
+        shmemi_backoff(++failures);
+        return 1; /* another thread of this PE holds it or waits for it */
+    }
     uint32_t me = (uint32_t)shmemi.my_pe + 1;
     if (cas(routine, &tail, 0, me) != 0) {
-        shmemi_progress(); /* callers spin on test_lock */
+        if (l)
+            local_release(l);
+        shmemi_progress();
+        shmemi_backoff(++failures);
         return 1;
     }
+    failures = 0;
     MPI_Win_sync(self.win);
     return 0;
 }
@@ -139,27 +264,15 @@ SHMEMI_PROFILE(shmem_test_lock)
 void shmem_clear_lock(long *lock)
 {
     static const char *routine = "shmem_clear_lock";
-    shmemi_target_t tail, self, succ;
+    shmemi_target_t tail, self;
     if (lock_targets(routine, lock, &tail, &self))
         return;
-    shmemi_ctx_quiet(&shmemi.default_ctx); /* critical-section stores complete first */
-    uint32_t me = (uint32_t)shmemi.my_pe + 1;
-    uint32_t next = load_node(lock, self.win) & LOCK_NEXT_MASK;
-    if (next == 0) {
-        uint32_t old = cas(routine, &tail, me, 0);
-        if (old == me)
-            return; /* nobody queued: the lock is free */
-        if (old == 0) {
-            shmemi_bad_arg(routine, "the lock is not held");
-            return;
-        }
-        /* a successor swapped the tail and is about to link itself behind us */
-        for (unsigned spins = 0; (next = load_node(lock, self.win) & LOCK_NEXT_MASK) == 0;)
-            shmemi_wait_poll(self.win, &spins);
-    }
-    if (node_of(routine, lock, next, &succ))
+    local_lock_t *l = threaded() ? local_of(lock) : NULL;
+    if (l && !local_held(l)) {
+        shmemi_bad_arg(routine, "the lock is not held");
         return;
-    update(routine, &self, (uint32_t)0 - next, MPI_SUM);
-    update(routine, &succ, ~LOCK_WAIT, MPI_BAND);
+    }
+    if (mcs_release(routine, lock, &tail, &self) == 0 && l)
+        local_release(l);
 }
 SHMEMI_PROFILE(shmem_clear_lock)

@@ -7,6 +7,7 @@
 #include "shmemi.h"
 #include <pthread.h>
 #include <sched.h>
+#include <time.h>
 
 #define SHMEMI_MAX_HOOKS 256
 
@@ -58,6 +59,46 @@ void shmemi_progress(void)
     in_progress = 0;
 }
 
+/* Randomised back-off for retry loops. PEs that retry the same step against each other
+ * (two lock waiters, two PEs swapping a word and waiting on it) can fall into lockstep:
+ * each retry meets the other's, forever, most easily when PEs outnumber cores and the
+ * scheduler alternates them. After SHMEMI_BACKOFF_AFTER fruitless spins each spin sleeps
+ * a random 1..2^k microseconds, k growing with the spins up to SHMEMI_BACKOFF_MAX_LOG2
+ * (at most 128 us): random, so two PEs drift apart; bounded, so a wait that is about to
+ * succeed costs little. The generator is per thread (xorshift, seeded by PE, thread and
+ * clock): no shared state, no system call but the sleep. */
+#define SHMEMI_BACKOFF_AFTER 256u
+#define SHMEMI_BACKOFF_MAX_LOG2 7u
+static _Thread_local uint64_t backoff_state;
+
+static uint64_t backoff_random(void)
+{
+    uint64_t x = backoff_state;
+    if (x == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        x = ((uint64_t)shmemi.my_pe << 40) ^ (uint64_t)(uintptr_t)&backoff_state ^
+            (uint64_t)ts.tv_nsec ^ 0x9e3779b97f4a7c15ull;
+    }
+    x ^= x << 13;
+    x ^= x >> 7;
+    x ^= x << 17;
+    backoff_state = x;
+    return x;
+}
+
+void shmemi_backoff(unsigned spins)
+{
+    if (spins < SHMEMI_BACKOFF_AFTER)
+        return;
+    unsigned k = (spins - SHMEMI_BACKOFF_AFTER) / 64 + 1;
+    if (k > SHMEMI_BACKOFF_MAX_LOG2)
+        k = SHMEMI_BACKOFF_MAX_LOG2;
+    uint64_t us = 1 + backoff_random() % ((uint64_t)1 << k);
+    struct timespec ts = {0, (long)(us * 1000)};
+    nanosleep(&ts, NULL);
+}
+
 int shmemi_wait_request(MPI_Request *req)
 {
     for (unsigned spins = 0;; spins++) {
@@ -69,6 +110,7 @@ int shmemi_wait_request(MPI_Request *req)
         /* With more PEs than cores the peer we wait for needs our core. */
         if (spins > 64)
             sched_yield();
+        shmemi_backoff(spins);
     }
 }
 

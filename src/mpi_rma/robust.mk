@@ -15,3 +15,13 @@ if BUILD_TESTS
 TESTS += test/robust_pshmem.sh
 test/robust_pshmem.log: test/pshmem_all$(EXEEXT)
 endif
+
+# test_robust: its own main calls MPI_Init_thread before shmem_init (the Open MPI 1-PE
+# data-segment window), then threads sharing one lock and heap exhaustion.
+if BUILD_TESTS
+check_PROGRAMS += test/test_robust
+test_test_robust_SOURCES = test/test_robust.cc
+test_test_robust_CPPFLAGS = $(TEST_INCLUDES)
+test_test_robust_LDADD = $(TEST_LIBS) -lpthread
+test_test_robust_LDFLAGS = $(NOINSTALL_FLAGS)
+endif

@@ -124,6 +124,9 @@ void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
 void shmemi_progress(void);
 /* Complete an MPI request while progressing everything else. */
 int shmemi_wait_request(MPI_Request *req);
+/* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
+ * then a short random sleep (bounded, growing) that breaks lockstep between PEs. */
+void shmemi_backoff(unsigned spins);
 /* Barrier over comm that keeps progressing (never blocks inside MPI). */
 int shmemi_barrier_comm(MPI_Comm comm);
 

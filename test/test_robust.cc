@@ -1,0 +1,253 @@
+// test_robust.cc: the runtime where the program owns MPI, and under threads (issue 13).
+//
+// This binary has its own main: it calls MPI_Init_thread(MPI_THREAD_MULTIPLE) itself and
+// only then shmem_init_thread, so shmemq cannot pick Open MPI's components (the 1-PE
+// data-segment window used to fail there), and it finalizes MPI after shmem_finalize.
+// Every test runs at 1, 2 and 4 PEs and with every PE its own node (run-mpi.sh).
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <shmem.h>
+#include <pshmem.h> // also checks that the profiling header compiles as C++
+#include <shmemx.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// Nothing may hang: a test that overruns its deadline ends the process (SIGALRM's
+// default action), and mpiexec then ends the job.
+struct Deadline {
+    explicit Deadline(unsigned seconds) { alarm(seconds); }
+    ~Deadline() { alarm(0); }
+};
+
+int provided_level = -1;
+
+// ---- MPI initialised by the program ----
+
+long static_words[4];   // data segment: the window that failed under Open MPI
+long static_counter;
+
+TEST(RobustInterop, DataSegmentWorksWhenTheProgramInitialisedMpi)
+{
+    Deadline d(120);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int mpi_rank = -1, mpi_size = -1;
+    MPI_Comm_rank(MPI_COMM_WORLD, &mpi_rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &mpi_size);
+    EXPECT_EQ(mpi_rank, me);
+    EXPECT_EQ(mpi_size, n);
+    static_counter = 0;
+    for (auto &w : static_words)
+        w = -1;
+    shmem_barrier_all();
+
+    // PE 0 waits in an MPI call of the program's own while the others put into its data
+    // segment and add to its counter: the target does not call the library.
+    int right = (me + 1) % n;
+    long mine = 100 + me;
+    if (me != 0 || n == 1) {
+        shmem_long_put(&static_words[0], &mine, 1, right);
+        shmem_long_atomic_add(&static_counter, me + 1, 0);
+        shmem_long_p(&static_words[1], mine, me);
+        EXPECT_EQ(shmem_long_g(&static_words[1], me), mine);
+        EXPECT_EQ(shmem_long_atomic_fetch(&static_counter, 0) >= me + 1, true);
+        shmem_quiet();
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (me == 0 && n > 1) { // now PE 0's own put, after the others are done
+        shmem_long_put(&static_words[0], &mine, 1, right);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    int left = (me + n - 1) % n;
+    EXPECT_EQ(static_words[0], 100 + left);
+    if (me == 0) {
+        long want = 0;
+        for (int pe = (n == 1 ? 0 : 1); pe < n; pe++)
+            want += pe + 1;
+        EXPECT_EQ(static_counter, want);
+    }
+    // the program's MPI still works beside the library's
+    int one = 1, sum = 0;
+    MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(sum, n);
+    shmem_barrier_all();
+}
+
+// ---- one OpenSHMEM lock shared by the threads of every PE ----
+
+long shared_lock;     // the lock word (symmetric, 0 on every PE)
+long locked_total;    // on PE 0: incremented non-atomically under the lock
+long holders;         // on PE 0: PEs x threads inside the critical section right now
+
+constexpr int kThreads = 4;
+constexpr int kRounds = 25;
+
+// get + put (not an atomic add): any two holders at once lose an increment, and
+// `holders` (fetch-add on entry) catches them in the act.
+void locked_rounds(std::atomic<int> &overlaps, int rounds, bool use_test_lock)
+{
+    for (int i = 0; i < rounds; i++) {
+        if (use_test_lock && (i % 2) == 1) {
+            while (shmem_test_lock(&shared_lock) != 0)
+                sched_yield();
+        } else {
+            shmem_set_lock(&shared_lock);
+        }
+        if (shmem_long_atomic_fetch_add(&holders, 1, 0) != 0)
+            overlaps++;
+        long v = shmem_long_g(&locked_total, 0);
+        shmem_long_p(&locked_total, v + 1, 0);
+        shmem_long_atomic_add(&holders, -1, 0);
+        shmem_clear_lock(&shared_lock);
+    }
+}
+
+void run_threads(std::atomic<int> &overlaps, bool use_test_lock)
+{
+    std::vector<std::thread> ts;
+    for (int t = 0; t < kThreads; t++)
+        ts.emplace_back([&overlaps, t, use_test_lock] {
+            locked_rounds(overlaps, kRounds, use_test_lock && t % 2 == 0);
+        });
+    for (auto &t : ts)
+        t.join();
+}
+
+TEST(RobustLock, ThreadsOfEveryPeShareOneLock)
+{
+    if (provided_level < SHMEM_THREAD_MULTIPLE)
+        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
+    Deadline d(240);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    shared_lock = 0;
+    locked_total = 0;
+    holders = 0;
+    shmem_barrier_all();
+    std::atomic<int> overlaps{0};
+
+    // Phase 1: PE 0 holds the lock's tail, the counter and `holders`, and waits in an
+    // MPI call of the program's own while the other PEs' threads lock through it.
+    if (me != 0 || n == 1)
+        run_threads(overlaps, true);
+    MPI_Barrier(MPI_COMM_WORLD);
+    // Phase 2: every PE's threads, PE 0's included.
+    run_threads(overlaps, false);
+    shmem_barrier_all();
+
+    EXPECT_EQ(overlaps.load(), 0);
+    if (me == 0) {
+        long phase1 = (n == 1 ? 1 : n - 1) * kThreads * kRounds;
+        long phase2 = (long)n * kThreads * kRounds;
+        EXPECT_EQ(locked_total, phase1 + phase2);
+        EXPECT_EQ(holders, 0);
+    }
+    // PE 0 alone: test_lock succeeds while nobody holds the lock, and another thread of
+    // the same PE is then refused (the holder is this PE, not that thread)
+    if (me == 0) {
+        EXPECT_EQ(shmem_test_lock(&shared_lock), 0);
+        std::thread other([] { EXPECT_EQ(shmem_test_lock(&shared_lock), 1); });
+        other.join();
+        shmem_clear_lock(&shared_lock);
+    }
+    shmem_barrier_all();
+}
+
+// ---- symmetric heap exhaustion ----
+
+TEST(RobustHeap, ExhaustionReturnsNullAndTheProgramGoesOn)
+{
+    Deadline d(120);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    // far more than any heap: NULL on every PE, nothing else changes
+    EXPECT_EQ(shmem_malloc(SIZE_MAX / 2), nullptr);
+    EXPECT_EQ(shmem_calloc(SIZE_MAX / 4, 16), nullptr); // count * size overflows
+    EXPECT_EQ(shmem_align(64, SIZE_MAX - 4096), nullptr);
+
+    // fill the heap with 1 MiB blocks until it is exhausted
+    const size_t block = (size_t)1 << 20;
+    std::vector<void *> blocks;
+    void *p = nullptr;
+    while (blocks.size() < 65536 && (p = shmem_malloc(block)) != nullptr)
+        blocks.push_back(p);
+    EXPECT_EQ(p, nullptr) << "the heap never ran out";
+    ASSERT_FALSE(blocks.empty());
+    // a realloc that cannot grow fails and leaves the block as it was
+    long *first = static_cast<long *>(blocks[0]);
+    first[0] = 7;
+    shmem_barrier_all();
+    EXPECT_EQ(shmem_realloc(first, block * 1024), nullptr);
+    EXPECT_EQ(first[0], 7);
+
+    for (void *b : blocks)
+        shmem_free(b);
+    // everything is back: the largest block is allocatable again, and it works
+    size_t big = block * blocks.size() / 2;
+    long *q = static_cast<long *>(shmem_malloc(big));
+    ASSERT_NE(q, nullptr);
+    size_t last = big / sizeof(long) - 1;
+    q[last] = -1;
+    shmem_barrier_all();
+    long v = me;
+    shmem_long_put(&q[last], &v, 1, (me + 1) % n);
+    shmem_barrier_all();
+    EXPECT_EQ(q[last], (me + n - 1) % n);
+    shmem_free(q);
+}
+
+class MpiAgreement : public ::testing::EmptyTestEventListener {
+  public:
+    explicit MpiAgreement(int rank) : rank_(rank) {}
+    void OnTestEnd(const ::testing::TestInfo &) override
+    {
+        int mine = ::testing::UnitTest::GetInstance()->current_test_info()->result()->Failed();
+        int any = 0;
+        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+        failed_ |= any;
+    }
+    void OnTestPartResult(const ::testing::TestPartResult &r) override
+    {
+        if (r.failed() && rank_ != 0)
+            std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank_,
+                         r.file_name() ? r.file_name() : "?", r.line_number(), r.summary());
+    }
+    int failed() const { return failed_; }
+
+  private:
+    int rank_;
+    int failed_ = 0;
+};
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    ::testing::InitGoogleTest(&argc, argv);
+    int mpi_provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &mpi_provided) != MPI_SUCCESS)
+        return 2;
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided_level) != 0) {
+        std::fprintf(stderr, "shmem_init_thread failed after the program's MPI_Init_thread\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
+    int rank = shmem_my_pe();
+    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
+    if (rank != 0)
+        delete listeners.Release(listeners.default_result_printer());
+    auto *agreement = new MpiAgreement(rank);
+    listeners.Append(agreement);
+    int rc = RUN_ALL_TESTS();
+    int mine = (rc != 0 || agreement->failed()) ? 1 : 0, any = 0;
+    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    shmem_finalize();
+    MPI_Finalize(); // the program started MPI: shmem_finalize left it up
+    return any;
+}
