@@ -88,6 +88,18 @@ int shmemi_heap_init(void)
 #endif
     int rc = shmemi_node_heap_window(size + HEAP_BASE_ALIGN, info, &win_base, &shmemi.heap_win);
     shmemi_cvar_pop(&symheap);
+    if (rc != MPI_SUCCESS && shmemi.n_pes == 1) {
+        /* Open MPI 4.1 as Debian builds it, when the program called MPI_Init itself (too
+         * late for init.c to allow osc/ucx and pt2pt): no component creates a window
+         * over the node's shared segment for a single process. osc/sm allocates one
+         * itself; MPI (osc/sm: shared memory) then carries this PE's heap accesses. Only
+         * at 1 PE, where node.c has no peer mapping that could outlive its window. */
+        rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
+                              &win_base, &shmemi.heap_win);
+        if (rc == MPI_SUCCESS)
+            shmemi_debug("shmem_init", "the heap's window over node-shared memory failed; "
+                                       "a plain MPI_Win_allocate holds the heap");
+    }
     MPI_Info_free(&info);
     if (rc != MPI_SUCCESS) {
         fprintf(stderr,

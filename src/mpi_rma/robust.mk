@@ -25,3 +25,15 @@ test_test_robust_CPPFLAGS = $(TEST_INCLUDES)
 test_test_robust_LDADD = $(TEST_LIBS) -lpthread
 test_test_robust_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+# Faults: shmem_global_exit by one PE while the others flush queues ends the job with
+# its status (test/robust_global_exit.sh runs test/global_exit through run-mpi.sh).
+EXTRA_DIST += test/robust_global_exit.sh
+noinst_PROGRAMS += test/global_exit
+test_global_exit_SOURCES = test/programs/global_exit.c
+test_global_exit_LDADD = $(SHMEMQ_LIBS)
+test_global_exit_LDFLAGS = $(NOINSTALL_FLAGS)
+if BUILD_TESTS
+TESTS += test/robust_global_exit.sh
+test/robust_global_exit.log: test/global_exit$(EXEEXT)
+endif
