@@ -3,7 +3,8 @@
 # Runs test_commq, test_dataq and test_model (SHMEMQ_VALGRIND_TESTS overrides the list)
 # under `valgrind --tool=memcheck` with test/valgrind.supp, one log per PE, twice: as the
 # PEs of one node and with every PE its own node (SHMEMQ_NODE_PES=1: the MPI paths;
-# SHMEMQ_VALGRIND_MODES="node offnode" picks), and sorts every error valgrind reports:
+# SHMEMQ_VALGRIND_MODES="node offnode" picks; Open MPI: node only, see below), and sorts
+# every error valgrind reports:
 #   - ours: the innermost frame that is not libc/the loader belongs to shmemq (libshmemq,
 #     a source file of this tree, a test binary) -> FAIL, the error is printed;
 #   - MPI's: the innermost such frame is inside an MPI/transport library (libmpich, libmpi,
@@ -26,14 +27,20 @@ npes="${SHMEMQ_VALGRIND_NPES:-2}"
 tmo="${SHMEMQ_VALGRIND_TIMEOUT:-900}"
 tests="${SHMEMQ_VALGRIND_TESTS:-test_commq test_dataq test_model}"
 supp="${SHMEMQ_VALGRIND_SUPP:-$top/test/valgrind.supp}"
-modes="${SHMEMQ_VALGRIND_MODES:-node offnode}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset SHMEM_DEBUG # the tests pass bad arguments on purpose
 if [ "$mpi" = openmpi ]; then
   MPIEXEC="mpiexec.openmpi --oversubscribe --allow-run-as-root"
+  # Off the node, Open MPI's single-copy transport (CMA: process_vm_readv/writev) writes
+  # into the other process behind valgrind's back, so what a queued GET delivers looks
+  # uninitialised to memcheck (a false report in the test's check of the result). Turning
+  # CMA off (btl_vader_single_copy_mechanism=none) makes Open MPI 4.1.4 lose queued
+  # atomics on the RMA path instead. So with Open MPI only the node mode runs by default.
+  default_modes="node"
 else
   MPIEXEC="mpiexec.mpich"
 fi
+modes="${SHMEMQ_VALGRIND_MODES:-${default_modes:-node offnode}}"
 command -v valgrind >/dev/null || { echo "=== valgrind: valgrind is not installed"; exit 1; }
 
 if [ -n "${SHMEMQ_VALGRIND_BUILD:-}" ]; then

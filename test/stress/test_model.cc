@@ -99,14 +99,23 @@ struct PendingGet {
 
 class CommModel {
   public:
-    CommModel(uint64_t seed, int target, int steps) : rng_(seed), pe_(target), steps_(steps)
+    // Every PE writes only its own region (PE number * size) of each target's arrays, so
+    // the model of a target region is this PE's alone.
+    CommModel(uint64_t seed, const std::vector<int> &targets, int steps)
+        : rng_(seed), steps_(steps), t_(targets.size())
     {
-        w_ = static_cast<int64_t *>(shmem_calloc(kW, sizeof(int64_t)));
-        v_ = static_cast<int32_t *>(shmem_calloc(kV, sizeof(int32_t)));
-        b_ = static_cast<unsigned char *>(shmem_calloc(kB, 1));
-        std::memset(mw_, 0, sizeof mw_);
-        std::memset(mv_, 0, sizeof mv_);
-        std::memset(mb_, 0, sizeof mb_);
+        size_t n = (size_t)shmem_n_pes(), me = (size_t)shmem_my_pe();
+        wbase_ = static_cast<int64_t *>(shmem_calloc(n * kW, sizeof(int64_t)));
+        vbase_ = static_cast<int32_t *>(shmem_calloc(n * kV, sizeof(int32_t)));
+        bbase_ = static_cast<unsigned char *>(shmem_calloc(n * kB, 1));
+        w_ = wbase_ + me * kW;
+        v_ = vbase_ + me * kV;
+        b_ = bbase_ + me * kB;
+        for (size_t i = 0; i < targets.size(); i++) {
+            std::memset(&t_[i], 0, sizeof t_[i]);
+            t_[i].pe = targets[i];
+        }
+        pick(0);
         gbuf_.assign(1 << 16, 0);
         new_epoch();
         shmem_barrier_all();
@@ -114,9 +123,9 @@ class CommModel {
     ~CommModel()
     {
         shmem_barrier_all(); // every PE checked its target before the memory goes
-        shmem_free(w_);
-        shmem_free(v_);
-        shmem_free(b_);
+        shmem_free(wbase_);
+        shmem_free(vbase_);
+        shmem_free(bbase_);
     }
 
     void run()
@@ -200,9 +209,11 @@ class CommModel {
     // target's memory is what the model says.
     void new_epoch()
     {
-        std::memset(uw_, 0, sizeof uw_);
-        std::memset(uv_, 0, sizeof uv_);
-        std::memset(ub8_, 0, sizeof ub8_);
+        for (Target &t : t_) {
+            std::memset(t.uw, 0, sizeof t.uw);
+            std::memset(t.uv, 0, sizeof t.uv);
+            std::memset(t.ub8, 0, sizeof t.ub8);
+        }
         gets_.clear();
         goff_ = 0;
     }
@@ -217,15 +228,18 @@ class CommModel {
         std::vector<int64_t> w(kW);
         std::vector<int32_t> v(kV);
         std::vector<unsigned char> b(kB);
-        shmem_getmem(w.data(), w_, sizeof(int64_t) * kW, pe_);
-        shmem_getmem(v.data(), v_, sizeof(int32_t) * kV, pe_);
-        shmem_getmem(b.data(), b_, kB, pe_);
-        for (int i = 0; i < kW; i++)
-            ASSERT_EQ(w[i], mw_[i]) << "int64 word " << i << ": " << where();
-        for (int i = 0; i < kV; i++)
-            ASSERT_EQ(v[i], mv_[i]) << "int32 word " << i << ": " << where();
-        for (int i = 0; i < kB; i++)
-            ASSERT_EQ(b[i], mb_[i]) << "byte " << i << ": " << where();
+        for (size_t k = 0; k < t_.size(); k++) {
+            pick(k);
+            shmem_getmem(w.data(), w_, sizeof(int64_t) * kW, pe_);
+            shmem_getmem(v.data(), v_, sizeof(int32_t) * kV, pe_);
+            shmem_getmem(b.data(), b_, kB, pe_);
+            for (int i = 0; i < kW; i++)
+                ASSERT_EQ(w[i], mw_[i]) << "int64 word " << i << ": " << where();
+            for (int i = 0; i < kV; i++)
+                ASSERT_EQ(v[i], mv_[i]) << "int32 word " << i << ": " << where();
+            for (int i = 0; i < kB; i++)
+                ASSERT_EQ(b[i], mb_[i]) << "byte " << i << ": " << where();
+        }
     }
 
     // Room for a GET result of len bytes (8-aligned); false when the epoch's buffer is used up.
@@ -276,8 +290,22 @@ class CommModel {
         n_ok_++;
     }
 
+    // The model of target k becomes the current one.
+    void pick(size_t k)
+    {
+        Target &t = t_[k];
+        pe_ = t.pe;
+        mw_ = t.mw;
+        mv_ = t.mv;
+        mb_ = t.mb;
+        uw_ = t.uw;
+        uv_ = t.uv;
+        ub8_ = t.ub8;
+    }
+
     void push()
     {
+        pick((size_t)rng_.below(t_.size()));
         static const shmem_op_type_t all[] = {SHMEM_OP_PUT,        SHMEM_OP_GET,
                                               SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_INC,
                                               SHMEM_OP_ATOMIC_SET, SHMEM_OP_ATOMIC_AND,
@@ -418,6 +446,7 @@ class CommModel {
     // Bad arguments: an error, and nothing queued (the outstanding count is unchanged).
     void bad_push()
     {
+        pick((size_t)rng_.below(t_.size()));
         sync();
         int64_t one = 1;
         int n = shmem_n_pes();
@@ -526,7 +555,15 @@ class CommModel {
 
     Rng rng_;
     uint64_t rng_seed_ = 0;
-    int pe_, steps_, step_ = 0;
+    struct Target {
+        int pe;
+        int64_t mw[kW];
+        int32_t mv[kV];
+        unsigned char mb[kB];
+        Use uw[kW], uv[kV], ub8[kB];
+    };
+    int pe_ = 0, steps_, step_ = 0;
+    std::vector<Target> t_;
     shmem_queue_t q_ = nullptr, stale_ = nullptr;
     shmem_op_type_t cfg_op_ = SHMEM_OP_ANY;
     const char *path_ = "rma";
@@ -535,13 +572,13 @@ class CommModel {
     uint64_t n_ok_ = 0, n_full_ = 0, n_err_ = 0, n_flush_ = 0, n_queues_ = 0;
     bool rw_ = false;  // it is a PUT or GET
     bool synced_ = true, last_full_ = false;
-    int64_t *w_;
-    int32_t *v_;
-    unsigned char *b_;
-    int64_t mw_[kW];
-    int32_t mv_[kV];
-    unsigned char mb_[kB];
-    Use uw_[kW], uv_[kV], ub8_[kB];
+    int64_t *wbase_, *w_;
+    int32_t *vbase_, *v_;
+    unsigned char *bbase_, *b_;
+    int64_t *mw_;
+    int32_t *mv_;
+    unsigned char *mb_;
+    Use *uw_, *uv_, *ub8_;
     std::vector<unsigned char> gbuf_;
     std::vector<PendingGet> gets_;
     size_t goff_ = 0;
@@ -550,11 +587,11 @@ class CommModel {
     void set_seed(uint64_t s) { rng_seed_ = s; }
 };
 
-void run_comm_model(int target, uint64_t salt)
+void run_comm_model(const std::vector<int> &targets, uint64_t salt, uint64_t steps_default)
 {
     uint64_t seed = model::base_seed() + salt;
-    int steps = (int)model::model_iters(3000);
-    CommModel m(model::stream(seed, (uint64_t)shmem_my_pe()).next(), target, steps);
+    int steps = (int)model::model_iters(steps_default);
+    CommModel m(model::stream(seed, (uint64_t)shmem_my_pe()).next(), targets, steps);
     m.set_seed(seed);
     m.run();
 }
@@ -915,9 +952,20 @@ void run_data_model(uint64_t salt)
 
 } // namespace
 
-TEST(ModelCommQueue, SelfTarget) { run_comm_model(shmem_my_pe(), 1); }
+TEST(ModelCommQueue, SelfTarget) { run_comm_model({shmem_my_pe()}, 1, 3000); }
 
-TEST(ModelCommQueue, RightNeighbour) { run_comm_model(right_neighbor(), 2); }
+TEST(ModelCommQueue, RightNeighbour) { run_comm_model({right_neighbor()}, 2, 3000); }
+
+// One queue to every PE at once (flushes of many targets, the single-target detection
+// switching on and off). Fewer steps: off the node every flush and check waits for each
+// target to enter MPI, ~8 ms a step with 4 PEs on 2 cores.
+TEST(ModelCommQueue, AllTargets)
+{
+    std::vector<int> all;
+    for (int p = 0; p < shmem_n_pes(); p++)
+        all.push_back(p);
+    run_comm_model(all, 4, 1000);
+}
 
 // 1 PE: the single-PE case (every push is to itself); 2 and 4 PEs: the exchange.
 TEST(ModelDataQueue, World) { run_data_model(3); }
