@@ -348,8 +348,9 @@ static int wait_all(int n, MPI_Request *reqs)
         int all = 1;
         for (int i = 0; i < n; i++) {
             int flag = 0;
-            if (MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                return SHMEM_QUEUE_ERR_MPI;
+            int rc = MPI_Test(&reqs[i], &flag, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                return cq_mpi_err("MPI_Test", rc);
             all &= flag;
         }
         if (all)
@@ -379,11 +380,12 @@ int cq_am_epoch_start(shmem_queue_t q)
         memset(h, 0, sizeof *h);
         h->type = CQ_MSG_FLUSH;
         h->token = cq_am_token();
-        if (MPI_Irecv(NULL, 0, MPI_BYTE, pe, (int)h->token, shmemi.queue_comm, &q->freq[2 * k]) !=
-                MPI_SUCCESS ||
-            MPI_Isend(h, sizeof *h, MPI_BYTE, pe, CQ_TAG_MSG, shmemi.queue_comm,
-                      &q->freq[2 * k + 1]) != MPI_SUCCESS)
-            return SHMEM_QUEUE_ERR_MPI;
+        int rc = MPI_Irecv(NULL, 0, MPI_BYTE, pe, (int)h->token, shmemi.queue_comm, &q->freq[2 * k]);
+        if (rc != MPI_SUCCESS)
+            return cq_mpi_err("MPI_Irecv", rc);
+        rc = MPI_Isend(h, sizeof *h, MPI_BYTE, pe, CQ_TAG_MSG, shmemi.queue_comm, &q->freq[2 * k + 1]);
+        if (rc != MPI_SUCCESS)
+            return cq_mpi_err("MPI_Isend", rc);
         k++;
     }
     q->ep_k = k;
@@ -404,8 +406,9 @@ int cq_am_epoch_end(shmem_queue_t q, int wait)
     } else {
         for (int i = 0; i < n; i++) {
             int flag = 0;
-            if (MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-                return SHMEM_QUEUE_ERR_MPI;
+            int mrc = MPI_Test(&q->freq[i], &flag, MPI_STATUS_IGNORE);
+            if (mrc != MPI_SUCCESS)
+                return cq_mpi_err("MPI_Test", mrc);
             if (!flag)
                 return 0;
         }
@@ -449,10 +452,11 @@ int cq_am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         if (packed)
             bytes = packed;
     }
-    if (MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
-                  shmemi.queue_comm, &c->req) != MPI_SUCCESS) {
+    int mrc = MPI_Isend(c->msg, (int)(sizeof(cq_msghdr_t) + bytes), MPI_BYTE, c->pe, CQ_TAG_MSG,
+                        shmemi.queue_comm, &c->req);
+    if (mrc != MPI_SUCCESS) {
         chunk_put(q, c);
-        return SHMEM_QUEUE_ERR_MPI;
+        return cq_mpi_err("MPI_Isend", mrc);
     }
     c->next = NULL;
     if (q->am_tail)

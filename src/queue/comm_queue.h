@@ -241,6 +241,27 @@ static inline void cq_unlock(shmem_queue_t q)
         pthread_mutex_unlock(&q->lock);
 }
 
+/* MPI failures inside comm-queue routines: the routine returns SHMEM_QUEUE_ERR_MPI and
+ * SHMEM_DEBUG prints the failing call with MPI's error string (the windows and the queue
+ * communicator return errors, init.c/heap.c). Several calls in a row keep the first
+ * failure (OR-ing the codes made a number MPI_Error_string cannot name). */
+int cq_mpi_err(const char *call, int rc); /* report; SHMEM_QUEUE_ERR_MPI (comm_queue.c) */
+typedef struct {
+    int rc;
+    const char *call;
+} cq_mpirc_t;
+static inline void cq_mpi_note(cq_mpirc_t *st, int rc, const char *call)
+{
+    if (SHMEMI_UNLIKELY(rc != MPI_SUCCESS) && st->rc == MPI_SUCCESS) {
+        st->rc = rc;
+        st->call = call;
+    }
+}
+static inline int cq_mpi_result(const cq_mpirc_t *st)
+{
+    return st->rc == MPI_SUCCESS ? 0 : cq_mpi_err(st->call, st->rc);
+}
+
 /* cq_push.c */
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx); /* every push but the inline one */

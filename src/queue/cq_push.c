@@ -222,26 +222,26 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     if (rec > q->cbytes || len > (size_t)INT_MAX) {
         MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
         disp += win ? 0 : (uint64_t)shmemi.heap_adj[pe];
-        int rc = MPI_SUCCESS;
+        cq_mpirc_t st = {MPI_SUCCESS, NULL};
         for (size_t done = 0; done < len;) {
             size_t k = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
             if (slot == CQ_S_PUT)
-                rc |= MPI_Put((const char *)payload + done, (int)k, MPI_BYTE, pe,
-                              (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w);
+                cq_mpi_note(&st, MPI_Put((const char *)payload + done, (int)k, MPI_BYTE, pe,
+                                         (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w), "MPI_Put");
             else
-                rc |= MPI_Get((char *)local + done, (int)k, MPI_BYTE, pe, (MPI_Aint)(disp + done),
-                              (int)k, MPI_BYTE, w);
+                cq_mpi_note(&st, MPI_Get((char *)local + done, (int)k, MPI_BYTE, pe,
+                                         (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w), "MPI_Get");
             done += k;
         }
         if (slot == CQ_S_PUT)
-            rc |= MPI_Win_flush_local(pe, w);
+            cq_mpi_note(&st, MPI_Win_flush_local(pe, w), "MPI_Win_flush_local");
         note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
         q->outstanding++;
         q->st.bursts++;
         q->st.bytes += len;
-        return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+        return cq_mpi_result(&st);
     }
     cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
     uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);

@@ -8,11 +8,16 @@
 
 int cq_rma_complete(shmem_queue_t q)
 {
-    int rc = MPI_SUCCESS, pe = q->one_pe;
+    cq_mpirc_t st = {MPI_SUCCESS, NULL};
+    int pe = q->one_pe;
     for (int w = 0; w < 2; w++) {
         MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
-        if (q->rma_dirty[w])
-            rc |= pe >= 0 ? MPI_Win_flush(pe, win) : MPI_Win_flush_all(win);
+        if (q->rma_dirty[w]) {
+            if (pe >= 0)
+                cq_mpi_note(&st, MPI_Win_flush(pe, win), "MPI_Win_flush");
+            else
+                cq_mpi_note(&st, MPI_Win_flush_all(win), "MPI_Win_flush_all");
+        }
     }
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
     q->outstanding -= q->n_rma_issued;
@@ -22,7 +27,7 @@ int cq_rma_complete(shmem_queue_t q)
         q->rma_pending = c->next;
         chunk_put(q, c);
     }
-    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+    return cq_mpi_result(&st);
 }
 
 void cq_rma_reclaim(shmem_queue_t q)
@@ -44,11 +49,12 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     cq_msghdr_t *h = chunk_hdr(c);
     unsigned char *data = chunk_data(c);
     MPI_Win w = h->win ? shmemi.data_win : shmemi.heap_win;
-    int pe = c->pe, rc = MPI_SUCCESS;
+    int pe = c->pe;
+    cq_mpirc_t st = {MPI_SUCCESS, NULL};
     /* chunk offsets are region offsets: the heap starts at heap_adj[pe] in its window */
     MPI_Aint tbase = h->win ? 0 : shmemi.heap_adj[pe];
     if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
-        return SHMEM_QUEUE_ERR_MPI;
+        return SHMEM_QUEUE_ERR_MPI; /* reported by cq_rma_complete */
     MPI_Datatype tt, ot;
     if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
         unsigned char *p = data;
@@ -69,14 +75,16 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
                 p += 24;
             }
         }
-        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt);
-        rc |= MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot);
-        rc |= MPI_Type_commit(&tt);
-        rc |= MPI_Type_commit(&ot);
+        cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt),
+                    "MPI_Type_create_hindexed");
+        cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot),
+                    "MPI_Type_create_hindexed");
+        cq_mpi_note(&st, MPI_Type_commit(&tt), "MPI_Type_commit");
+        cq_mpi_note(&st, MPI_Type_commit(&ot), "MPI_Type_commit");
         if (h->slot == CQ_S_PUT)
-            rc |= MPI_Put(data, 1, ot, pe, tbase, 1, tt, w);
+            cq_mpi_note(&st, MPI_Put(data, 1, ot, pe, tbase, 1, tt, w), "MPI_Put");
         else
-            rc |= MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w);
+            cq_mpi_note(&st, MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w), "MPI_Get");
         MPI_Type_free(&tt);
         MPI_Type_free(&ot);
         q->st.bytes += bytes;
@@ -91,7 +99,8 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         /* operands stay where slot_open put them (slot_issue moves them for AM only) */
         unsigned char *opnd = data + chunk_records(q, h->esize) * 8;
         if (n == 1) {
-            rc |= MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w);
+            cq_mpi_note(&st, MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w),
+                        "MPI_Accumulate");
         } else {
             /* int displacements in elements when they fit (as a hand-written
              * MPI_Type_create_indexed_block would be): half the type description
@@ -102,14 +111,17 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
                 q->lens[i] = (int)(disp[i] / es);
             }
             if (!bad) {
-                rc |= MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt);
+                cq_mpi_note(&st, MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt),
+                            "MPI_Type_create_indexed_block");
             } else {
                 for (uint32_t i = 0; i < n; i++)
                     q->tdisp[i] = (MPI_Aint)disp[i];
-                rc |= MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt);
+                cq_mpi_note(&st, MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt),
+                            "MPI_Type_create_hindexed_block");
             }
-            rc |= MPI_Type_commit(&tt);
-            rc |= MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w);
+            cq_mpi_note(&st, MPI_Type_commit(&tt), "MPI_Type_commit");
+            cq_mpi_note(&st, MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w),
+                        "MPI_Accumulate");
             MPI_Type_free(&tt);
         }
         q->st.bytes += (uint64_t)n * h->esize;
@@ -119,5 +131,5 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     q->rma_dirty[h->win] = 1;
     q->n_rma_issued += n;
     q->st.bursts++;
-    return rc == MPI_SUCCESS ? 0 : SHMEM_QUEUE_ERR_MPI;
+    return cq_mpi_result(&st);
 }
