@@ -148,6 +148,8 @@ void data_round(int round)
 
 TEST(Stress, QueuesComeAndGoUnderTraffic)
 {
+    SCOPED_TRACE("seed " + std::to_string(seed()) + " (SHMEMQ_MODEL_SEED), SHMEMQ_STRESS_SCALE " +
+                 std::to_string(scale()));
     int n = shmem_n_pes(), me = shmem_my_pe();
     const int NQ = (int)(200 * scale());
     int64_t *ctr = static_cast<int64_t *>(shmem_calloc(kCtr, sizeof(int64_t)));
@@ -288,6 +290,8 @@ ThreadOp thread_op(Rng &r, int n)
 
 TEST(Stress, SharedQueueFourThreads)
 {
+    SCOPED_TRACE("seed " + std::to_string(seed()) + " (SHMEMQ_MODEL_SEED), SHMEMQ_STRESS_SCALE " +
+                 std::to_string(scale()));
     int provided = 0;
     shmem_query_thread(&provided);
     if (provided != SHMEM_THREAD_MULTIPLE)
@@ -390,6 +394,8 @@ uint64_t rec_check(int src, int dst, uint64_t seq) { return seq * 0x9E3779B97F4A
 
 TEST(Stress, DataQueueFlushes)
 {
+    SCOPED_TRACE("seed " + std::to_string(seed()) + " (SHMEMQ_MODEL_SEED), SHMEMQ_STRESS_SCALE " +
+                 std::to_string(scale()));
     int n = shmem_n_pes(), me = shmem_my_pe();
     // 10,000 flushes take ~0.1 s at 2 PEs but ~45 s with 8 PEs on 2 cores (every flush is
     // four collectives, ~4.5 ms each there): fewer when oversubscribed, to keep make check
@@ -486,6 +492,8 @@ TEST(Stress, DataQueueFlushes)
 
 TEST(Stress, TargetComputes)
 {
+    SCOPED_TRACE("seed " + std::to_string(seed()) + " (SHMEMQ_MODEL_SEED), SHMEMQ_STRESS_SCALE " +
+                 std::to_string(scale()));
     REQUIRE_PES(2);
     int n = shmem_n_pes(), me = shmem_my_pe(), target = n - 1;
     const int R = (int)(20000 * scale());
