@@ -1,7 +1,7 @@
 /*
  * xport.h: the transports under every put, get and atomic, and the one rule that picks
  * between them. The OpenSHMEM routines (rma.c, amo.c, signal.c, lock.c, strided.c) and
- * the comm queue (src/queue/comm_queue.c) both decide here, never by themselves.
+ * the comm queue (src/queue/cq_flush.c, cq_push.c) both decide here, never by themselves.
  *
  *   node  loads, stores and CPU atomics on a node peer's memory mapped in this process
  *         (node.c makes the mappings). Complete on return; nothing runs on the target.

@@ -129,15 +129,6 @@ static void cq_header_free(struct shmem_queue_s *q)
     pthread_mutex_unlock(&reg_lock);
 }
 
-/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
-uint64_t cq_open_records(shmem_queue_t q)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
-        n += CQ_SLOTS(q)[i].n;
-    return n;
-}
-
 /* ops_pushed including the atomics still in open chunks (counted when they leave). */
 static uint64_t ops_pushed_now(shmem_queue_t q)
 {

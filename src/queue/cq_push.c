@@ -142,6 +142,15 @@ static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
     return (uint32_t)chunk_records(q, chunk_hdr(s->ch)->esize);
 }
 
+/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
+uint64_t cq_open_records(shmem_queue_t q)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
+        n += CQ_SLOTS(q)[i].n;
+    return n;
+}
+
 /* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. Only
  * near max_elems; a slot without an open atomic chunk has cap == n == 0. */
 void cq_settle(shmem_queue_t q)
