@@ -263,13 +263,23 @@ void shmemi_agree_orphan(const char *routine, const char *why)
 int shmemi_agree(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
                  const uint64_t *vals, int nvals)
 {
-    uint64_t in[1 + 2 * SHMEMI_AGREE_MAXV], out[1 + 2 * SHMEMI_AGREE_MAXV];
-    int len = 1 + 2 * nvals;
+    return shmemi_agree_extra(routine, comm, me, n, loud, bad, vals, nvals, NULL, NULL, 0);
+}
+
+int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
+                       const uint64_t *vals, int nvals, const uint64_t *extra_in,
+                       uint64_t *extra_out, int nextra)
+{
+    enum { HEAD = 1 + 2 * SHMEMI_AGREE_MAXV };
+    uint64_t in[HEAD + SHMEMI_AGREE_MAX_EXTRA], out[HEAD + SHMEMI_AGREE_MAX_EXTRA];
+    int head = 1 + 2 * nvals, len = head + nextra;
     in[0] = bad ? (uint64_t)(n - me) : 0; /* MAX: n - (lowest bad PE) */
     for (int i = 0; i < nvals; i++) {
         in[1 + 2 * i] = vals[i];
         in[2 + 2 * i] = ~vals[i];
     }
+    if (nextra)
+        memcpy(in + head, extra_in, sizeof(uint64_t) * (size_t)nextra);
     MPI_Request req;
     int rc = MPI_Iallreduce(in, out, len, MPI_UINT64_T, MPI_MAX, comm, &req);
     if (rc == MPI_SUCCESS)
@@ -282,8 +292,11 @@ int shmemi_agree(const char *routine, MPI_Comm comm, int me, int n, int loud, in
     for (int i = 0; i < nvals && differs < 0; i++)
         if (out[1 + 2 * i] != ~out[2 + 2 * i])
             differs = i;
-    if (out[0] == 0 && differs < 0)
+    if (out[0] == 0 && differs < 0) {
+        if (nextra)
+            memcpy(extra_out, out + head, sizeof(uint64_t) * (size_t)nextra);
         return 0;
+    }
     if (bad)
         return -1; /* this PE reported its own reason already */
     static const char *const what[SHMEMI_AGREE_MAXV] = {

@@ -22,6 +22,15 @@
 int shmemi_agree(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
                  const uint64_t *vals, int nvals);
 
+/* The same, with nextra more words reduced with MAX in the same call (written to
+ * extra_out only on success): a small broadcast rides on the agreement (the root
+ * contributes its data, the others zeros). Keep extra words below 2^63: MPICH 4.0
+ * compared MPI_UINT64_T as signed in MPI_MAX (the v/~v pairs work either way). */
+#define SHMEMI_AGREE_MAX_EXTRA 32
+int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
+                       const uint64_t *vals, int nvals, const uint64_t *extra_in,
+                       uint64_t *extra_out, int nextra);
+
 /* A stable number for a routine name (the "kind" value of an agreement). */
 uint64_t shmemi_agree_kind(const char *routine);
 

@@ -170,6 +170,32 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
                (am_root && check_sym(g, routine, "source", source, nbytes))) {
         bad = 1;
     }
+    /* Small: the data rides on the agreement itself (one MPI call, not two): the root
+     * contributes its bytes, 4 per word (below 2^32, so MAX picks them whether MPI
+     * orders MPI_UINT64_T as unsigned or, as MPICH 4.0 was seen to, signed), the
+     * others zeros. */
+    if (g->n > 1 && nbytes <= SHMEMI_AGREE_MAX_EXTRA * sizeof(uint32_t)) {
+        uint64_t in[SHMEMI_AGREE_MAX_EXTRA] = {0}, out[SHMEMI_AGREE_MAX_EXTRA];
+        uint32_t part[SHMEMI_AGREE_MAX_EXTRA] = {0};
+        int words = (int)((nbytes + 3) / 4);
+        uint64_t v[3] = {shmemi_agree_kind(routine), nbytes, (uint64_t)(int64_t)root};
+        sync_windows();
+        if (am_root && !bad && nbytes) {
+            memcpy(part, source, nbytes);
+            for (int i = 0; i < words; i++)
+                in[i] = part[i];
+        }
+        if (shmemi_agree_extra(routine, g->comm, g->me, g->n, g->loud, bad, v, 3, in, out,
+                               words))
+            return -1;
+        if ((!am_root || write_root) && nbytes) {
+            for (int i = 0; i < words; i++)
+                part[i] = (uint32_t)out[i];
+            memmove(dest, part, nbytes);
+        }
+        sync_windows();
+        return 0;
+    }
     if (shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
         return -1;
     sync_windows();
