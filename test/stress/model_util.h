@@ -3,6 +3,8 @@
 #ifndef SHMEMQ_TEST_MODEL_UTIL_H
 #define SHMEMQ_TEST_MODEL_UTIL_H
 
+#include <shmem.h>
+
 #include <cstdint>
 #include <cstdlib>
 #include <ctime>
@@ -49,6 +51,13 @@ inline uint64_t env_u64(const char *name, uint64_t def)
 inline uint64_t base_seed() { return env_u64("SHMEMQ_MODEL_SEED", 20261125); }
 inline uint64_t model_iters(uint64_t def) { return env_u64("SHMEMQ_MODEL_ITERS", def); }
 inline uint64_t stress_scale() { return env_u64("SHMEMQ_STRESS_SCALE", 1); }
+
+inline bool thread_multiple()
+{
+    int provided = 0;
+    shmem_query_thread(&provided);
+    return provided == SHMEM_THREAD_MULTIPLE;
+}
 
 inline double now()
 {

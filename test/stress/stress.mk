@@ -10,7 +10,8 @@ TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(SHELL)
 if BUILD_TESTS
 check_PROGRAMS += test/test_model
-test_test_model_SOURCES = $(TEST_COMMON_SOURCES) test/stress/test_model.cc test/stress/model_util.h
+test_test_model_SOURCES = $(TEST_COMMON_SOURCES) test/stress/test_model.cc \
+	test/stress/test_model_data.cc test/stress/model_util.h
 test_test_model_CPPFLAGS = $(TEST_INCLUDES)
 test_test_model_LDADD = $(TEST_LIBS)
 test_test_model_LDFLAGS = $(NOINSTALL_FLAGS)
