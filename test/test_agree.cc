@@ -82,6 +82,13 @@ TEST(Agree, BroadcastBadDestOrRootOnOnePe)
         if (n > 1) {
             EXPECT_NE(shmem_long_broadcast(SHMEM_TEAM_WORLD, s.b, s.a, me == bad ? 4 : 8, root), 0);
         }
+        // One PE in a reduction while the others broadcast: caught by the kind.
+        if (n > 1) {
+            int rc = me == bad ? shmem_long_sum_reduce(SHMEM_TEAM_WORLD, s.b, s.a, 8)
+                               : shmem_long_broadcast(SHMEM_TEAM_WORLD, s.b, s.a, 8, root);
+            EXPECT_NE(rc, 0);
+        }
+        EXPECT_TRUE(s.b_untouched());
         // A good broadcast afterwards.
         ASSERT_EQ(shmem_long_broadcast(SHMEM_TEAM_WORLD, s.b, s.a, 8, root), 0);
         for (int i = 0; i < 8; i++)

@@ -270,13 +270,18 @@ int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int lo
                        const uint64_t *vals, int nvals, const uint64_t *extra_in,
                        uint64_t *extra_out, int nextra)
 {
-    enum { HEAD = 1 + 2 * SHMEMI_AGREE_MAXV };
-    uint64_t in[HEAD + SHMEMI_AGREE_MAX_EXTRA], out[HEAD + SHMEMI_AGREE_MAX_EXTRA];
-    int head = 1 + 2 * nvals, len = head + nextra;
+    /* One shape for every agreement, whatever nvals and nextra: PEs that called
+     * different routines must still make matching MPI calls (same count), so that the
+     * kind comparison, not MPI, tells them apart. Unused values are 0, unused extra
+     * words 0. */
+    enum { HEAD = 1 + 2 * SHMEMI_AGREE_MAXV, LEN = HEAD + SHMEMI_AGREE_MAX_EXTRA };
+    uint64_t in[LEN] = {0}, out[LEN];
+    int head = HEAD, len = LEN;
     in[0] = bad ? (uint64_t)(n - me) : 0; /* MAX: n - (lowest bad PE) */
-    for (int i = 0; i < nvals; i++) {
-        in[1 + 2 * i] = vals[i];
-        in[2 + 2 * i] = ~vals[i];
+    for (int i = 0; i < SHMEMI_AGREE_MAXV; i++) {
+        uint64_t v = i < nvals ? vals[i] : 0;
+        in[1 + 2 * i] = v;
+        in[2 + 2 * i] = ~v;
     }
     if (nextra)
         memcpy(in + head, extra_in, sizeof(uint64_t) * (size_t)nextra);
@@ -289,7 +294,7 @@ int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int lo
         return -1;
     }
     int differs = -1;
-    for (int i = 0; i < nvals && differs < 0; i++)
+    for (int i = 0; i < SHMEMI_AGREE_MAXV && differs < 0; i++)
         if (out[1 + 2 * i] != ~out[2 + 2 * i])
             differs = i;
     if (out[0] == 0 && differs < 0) {
