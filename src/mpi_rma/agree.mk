@@ -15,7 +15,7 @@ endif
 # The watchdog check: test/agree_watchdog.sh runs this program (one PE cannot take part
 # in a collective) under SHMEM_DEBUG=1 SHMEMQ_WATCHDOG_SECONDS=2 and expects the job to
 # end, nonzero, with the watchdog's message. A .sh test: run by the shell (TEST_EXTENSIONS
-# in test/stress/stress.mk), not by run-mpi.sh.
+# in Makefile.am), not by run-mpi.sh.
 noinst_PROGRAMS += test/agree_watchdog
 test_agree_watchdog_SOURCES = test/agree_watchdog.c
 test_agree_watchdog_LDADD = $(SHMEMQ_LIBS)

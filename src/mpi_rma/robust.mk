@@ -3,7 +3,7 @@
 # <pshmem.h> is complete: test/pshmem_all takes the address of every profiling twin
 # through the header alone, compiled so that an undeclared routine is an error;
 # test/robust_pshmem.sh checks with nm that it references every twin libshmemq exports.
-# A .sh test: run by the shell (TEST_EXTENSIONS in test/stress/stress.mk).
+# A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
 # (noinst, not check_PROGRAMS: every check program is run under mpiexec by run-mpi.sh.)
 EXTRA_DIST += test/robust_pshmem.sh
 noinst_PROGRAMS += test/pshmem_all

@@ -5,9 +5,6 @@
 # `make check` but is not itself in TESTS. Longer runs: SHMEMQ_STRESS_SCALE=<n>,
 # SHMEMQ_MODEL_ITERS=<steps>, SHMEMQ_MODEL_SEED=<seed> (docs/testing.md).
 EXTRA_DIST += test/stress/stress.sh
-# A shell script among the tests: run by the shell, not by run-mpi.sh (LOG_COMPILER).
-TEST_EXTENSIONS = .sh
-SH_LOG_COMPILER = $(SHELL)
 if BUILD_TESTS
 check_PROGRAMS += test/test_model
 test_test_model_SOURCES = $(TEST_COMMON_SOURCES) test/stress/test_model.cc \
