@@ -37,3 +37,13 @@ if BUILD_TESTS
 TESTS += test/robust_global_exit.sh
 test/robust_global_exit.log: test/global_exit$(EXEEXT)
 endif
+
+# Faults: a failing MPI call inside a queue routine (injected by the test binary's own
+# MPI_Ialltoall/MPI_Accumulate/MPI_Put over PMPI) returns SHMEM_QUEUE_ERR_MPI.
+if BUILD_TESTS
+check_PROGRAMS += test/test_fault
+test_test_fault_SOURCES = $(TEST_COMMON_SOURCES) test/test_fault.cc
+test_test_fault_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1 SHMEM_DEBUG=1"'
+test_test_fault_LDADD = $(TEST_LIBS)
+test_test_fault_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
