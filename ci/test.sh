@@ -1,24 +1,62 @@
 #!/bin/bash
 # README command 2: build with -Werror and run the whole test suite (every GoogleTest binary at
-# 1, 2 and 4 PEs) against MPICH, then against Open MPI. Ends with "N passed, M failed" where a
-# unit is one test binary run at one PE count with one MPI.
+# 1, 2 and 4 PEs) against MPICH built with ch4:ofi (libfabric; built once by ci/mpich-ofi.sh
+# and cached), against Debian's MPICH (ch4:ucx), then against Open MPI. Ends with
+# "N passed, M failed" where a unit is one test binary run at one PE count with one MPI.
+# SHMEMQ_CI_MPIS selects MPIs from "mpich-ofi mpich openmpi" (e.g. SHMEMQ_CI_MPIS=mpich);
+# Debian's MPICH runs its suite through ctest, the others through make check
+# (SHMEMQ_CI_CTEST=<mpi> picks another). Then valgrind and the sanitizer build
+# (SHMEMQ_CI_CHECKS), one unit each.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 FLAGS="-O2 -g -Werror"
-MPIS="${SHMEMQ_CI_MPIS:-mpich openmpi}"
+MPIS="${SHMEMQ_CI_MPIS-mpich-ofi mpich openmpi}"
+# the MPI whose suite runs through ctest instead of make check (none: "")
+CTEST_MPI="${SHMEMQ_CI_CTEST-mpich}"
+# memory checks after the suites (SHMEMQ_CI_CHECKS="valgrind sanitize"; "" for none)
+CHECKS="${SHMEMQ_CI_CHECKS-valgrind sanitize}"
 ./autogen.sh >/dev/null 2>&1 || { echo "autogen.sh failed"; exit 1; }
 passed=0
 failed=0
 status=0
 for mpi in $MPIS; do
   dir="build-ci-$mpi"
+  t0=$SECONDS
+  case "$mpi" in
+    mpich-ofi)
+      # MPICH with --with-device=ch4:ofi, from the cache or built now (8-15 minutes on 2
+      # cores when the cache is cold). configure takes mpicxx and mpiexec from the same prefix.
+      echo "=== $mpi: MPICH ch4:ofi from ci/mpich-ofi.sh"
+      if ! ofi_out=$(bash ci/mpich-ofi.sh); then
+        echo "=== $mpi: building MPICH ch4:ofi FAILED (ci/mpich-ofi.sh above)"
+        failed=$((failed + 1))
+        status=1
+        continue
+      fi
+      ofi_prefix=$(printf '%s\n' "$ofi_out" | tail -1)
+      mpi_vars=(MPICC="$ofi_prefix/bin/mpicc" MPICXX="$ofi_prefix/bin/mpicxx")
+      ;;
+    *) mpi_vars=(MPICC="mpicc.$mpi") ;;
+  esac
   echo "=== $mpi: configure and build in $dir"
+  t1=$SECONDS
   mkdir -p "$dir"
+  # One MPI runs the suite through ctest (the CTestTestfile.cmake configure writes), the
+  # others through make check: the same tests, and both drivers stay working.
+  if [ "$mpi" = "$CTEST_MPI" ]; then
+    driver="ctest"
+    logs="$dir/Testing/Temporary/LastTest.log"
+    check=(ctest -j"$(nproc)" --output-on-failure)
+  else
+    driver="make check"
+    logs="$dir/test/*.log"
+    check=(make -j"$(nproc)" check)
+  fi
   ( cd "$dir" &&
-    ../configure MPICC="mpicc.$mpi" CFLAGS="$FLAGS" CXXFLAGS="$FLAGS" --prefix="$PWD/_inst" >configure.out 2>&1 &&
+    ../configure "${mpi_vars[@]}" CFLAGS="$FLAGS" CXXFLAGS="$FLAGS" --prefix="$PWD/_inst" >configure.out 2>&1 &&
     make -j"$(nproc)" >build.out 2>&1 &&
-    make -j"$(nproc)" check >check.out 2>&1 )
+    "${check[@]}" >check.out 2>&1 )
   rc=$?
   if [ ! -f "$dir/check.out" ]; then
     echo "=== $mpi: build FAILED"
@@ -27,15 +65,18 @@ for mpi in $MPIS; do
     status=1
     continue
   fi
-  runs=$(cat "$dir"/test/*.log 2>/dev/null | grep -cE '^=== .* on [0-9]+ PE\(s\)$')
-  bad=$(cat "$dir"/test/*.log 2>/dev/null | grep -c '^=== FAILED')
+  # shellcheck disable=SC2086 # $logs is a glob for make check
+  runs=$(cat $logs 2>/dev/null | grep -cE '^=== .* on [0-9]+ PE\(s\)$')
+  # shellcheck disable=SC2086
+  bad=$(cat $logs 2>/dev/null | grep -c '^=== FAILED')
   passed=$((passed + runs - bad))
   failed=$((failed + bad))
-  grep -E '^(PASS|FAIL|ERROR|SKIP):' "$dir/check.out"
+  grep -E '^(PASS|FAIL|ERROR|SKIP):|Test +#[0-9]+: |tests passed' "$dir/check.out"
   if [ $rc -ne 0 ] || [ "$bad" -ne 0 ]; then
     status=1
     echo "=== $mpi: FAILURES"
-    for log in "$dir"/test/*.log; do
+    # shellcheck disable=SC2086
+    for log in $logs; do
       if grep -q '^=== FAILED' "$log"; then
         echo "--- $log"
         grep -E 'FAILED|Failure|rank [0-9]+\]|Error|error' "$log" | head -40
@@ -43,7 +84,7 @@ for mpi in $MPIS; do
     done
     [ "$bad" -eq 0 ] && failed=$((failed + 1)) && tail -30 "$dir/check.out"
   fi
-  echo "=== $mpi: $((runs - bad)) of $runs test runs passed"
+  echo "=== $mpi: $((runs - bad)) of $runs test runs passed (build and $driver: $((SECONDS - t1)) s)"
 
   # An unchanged OpenSHMEM 1.5 program, built by the installed oshcc, run by oshrun -n 4.
   prefix="$PWD/$dir/_inst"
@@ -54,6 +95,45 @@ for mpi in $MPIS; do
     passed=$((passed + 1))
   else
     echo "=== $mpi: oshcc/oshrun OpenSHMEM 1.5 program FAILED"
+    failed=$((failed + 1))
+    status=1
+  fi
+  # Programs built against the install without oshcc: pkg-config + cc, CMake, <mpp/shmem.h>.
+  case "$mpi" in
+    mpich-ofi) launcher="$ofi_prefix/bin/mpiexec" ;;
+    *) launcher="$mpi" ;;
+  esac
+  if cons=$(bash ci/consumers.sh "$prefix" "$launcher" 2>&1); then
+    echo "$cons" | grep '^PASS'
+    passed=$((passed + 1))
+  else
+    echo "$cons"
+    echo "=== $mpi: consumer builds FAILED"
+    failed=$((failed + 1))
+    status=1
+  fi
+  echo "=== $mpi: $((SECONDS - t0)) s in all"
+done
+
+# Memory checks (docs/testing.md), each one unit: valgrind memcheck of the queue tests at
+# 2 PEs on the node and off it (on the Debian MPICH build above when there is one), and
+# the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+for chk in $CHECKS; do
+  t0=$SECONDS
+  case "$chk" in
+    valgrind)
+      vbuild=""
+      [ -x build-ci-mpich/test/test_commq ] && vbuild=build-ci-mpich
+      cmd=(env SHMEMQ_VALGRIND_BUILD="$vbuild" bash ci/valgrind.sh) ;;
+    sanitize) cmd=(bash ci/sanitize.sh) ;;
+    *) echo "=== unknown check $chk"; failed=$((failed + 1)); status=1; continue ;;
+  esac
+  if "${cmd[@]}" >"ci-$chk.out" 2>&1; then
+    echo "=== $chk passed ($((SECONDS - t0)) s)"
+    passed=$((passed + 1))
+  else
+    tail -60 "ci-$chk.out"
+    echo "=== $chk FAILED ($((SECONDS - t0)) s; ci-$chk.out)"
     failed=$((failed + 1))
     status=1
   fi
