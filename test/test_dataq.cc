@@ -40,20 +40,7 @@ shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
 // Value pushed as element `seq` from `src` to `dst`.
 int64_t val(int src, int dst, int64_t seq) { return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq; }
 
-// MPI_Allreduce that yields the core while it waits (4 PEs share 2 cores here, and a
-// spinning blocking collective makes the others crawl).
-int64_t reduce(int64_t v, MPI_Op op)
-{
-    int64_t r = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&v, &r, 1, MPI_INT64_T, op, MPI_COMM_WORLD, &req);
-    for (int done = 0; !done;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            sched_yield();
-    }
-    return r;
-}
+int64_t reduce(int64_t v, MPI_Op op) { return yielding_allreduce(v, op); }
 
 // All PEs agree that every PE got rc.
 void expect_all(int rc, int want)

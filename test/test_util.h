@@ -6,7 +6,9 @@
 #include <mpi.h>
 #include <shmemx.h>
 
+#include <cstdint>
 #include <cstring>
+#include <sched.h>
 
 // Run a block only where there is a peer to talk to.
 #define REQUIRE_PES(n)                                   \
@@ -29,6 +31,21 @@ static inline shmem_queue_config_t comm_queue_cfg(shmem_op_type_t op = SHMEM_OP_
     c.timeout_flush = timeout;
     c.pe_type = SHMEM_PE_ALL;
     return c;
+}
+
+// MPI_Allreduce of one int64 over MPI_COMM_WORLD that yields the core while it waits
+// (more PEs than cores here: a spinning blocking collective makes the others crawl).
+static inline int64_t yielding_allreduce(int64_t v, MPI_Op op)
+{
+    int64_t r = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&v, &r, 1, MPI_INT64_T, op, MPI_COMM_WORLD, &req);
+    for (int done = 0; !done;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            sched_yield();
+    }
+    return r;
 }
 
 static inline int right_neighbor() { return (shmem_my_pe() + 1) % shmem_n_pes(); }

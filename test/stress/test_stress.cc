@@ -53,19 +53,7 @@ const double kDeadline = 120.0;
 uint64_t seed() { return model::base_seed(); }
 uint64_t scale() { return model::stress_scale(); }
 
-// MPI_Allreduce that yields while it waits (8 PEs share 2 cores).
-int64_t reduce(int64_t v, MPI_Op op)
-{
-    int64_t r = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&v, &r, 1, MPI_INT64_T, op, MPI_COMM_WORLD, &req);
-    for (int done = 0; !done;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            sched_yield();
-    }
-    return r;
-}
+int64_t reduce(int64_t v, MPI_Op op) { return yielding_allreduce(v, op); }
 
 // Push, calling progress while FULL (a push/progress loop never stalls: spec).
 template <typename F> int push_retry(shmem_queue_t q, F push)
