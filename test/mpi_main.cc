@@ -57,8 +57,18 @@ int main(int argc, char **argv)
     }
 #endif
     ::testing::InitGoogleTest(&argc, argv);
+#ifdef SHMEMQ_TEST_PROGRAM_INITS_MPI
+    // The program owns MPI (test_robust): MPI first, shmem_init_thread on top of it, and
+    // MPI_Finalize after shmem_finalize, which leaves an MPI it did not start running.
+    int mpi_provided = 0;
+    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &mpi_provided) != MPI_SUCCESS)
+        return 2;
+#endif
     int provided = 0;
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
+        std::fprintf(stderr, "shmem_init_thread failed\n");
+        MPI_Abort(MPI_COMM_WORLD, 3);
+    }
     int rank = shmem_my_pe();
     auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
     if (rank != 0)
@@ -69,5 +79,8 @@ int main(int argc, char **argv)
     int mine = (rc != 0 || agreement->failed()) ? 1 : 0, any = 0;
     MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     shmem_finalize();
+#ifdef SHMEMQ_TEST_PROGRAM_INITS_MPI
+    MPI_Finalize();
+#endif
     return any;
 }

@@ -1,8 +1,9 @@
 // test_robust.cc: the runtime where the program owns MPI, and under threads (issue 13).
 //
-// This binary has its own main: it calls MPI_Init_thread(MPI_THREAD_MULTIPLE) itself and
-// only then shmem_init_thread, so shmemq cannot pick Open MPI's components (the 1-PE
-// data-segment window used to fail there), and it finalizes MPI after shmem_finalize.
+// Built with mpi_main.cc's SHMEMQ_TEST_PROGRAM_INITS_MPI: main calls
+// MPI_Init_thread(MPI_THREAD_MULTIPLE) itself and only then shmem_init_thread, so shmemq
+// cannot pick Open MPI's components (the 1-PE data-segment window used to fail there),
+// and it finalizes MPI after shmem_finalize.
 // Every test runs at 1, 2 and 4 PEs and with every PE its own node (run-mpi.sh).
 #include <gtest/gtest.h>
 #include <mpi.h>
@@ -28,7 +29,13 @@ struct Deadline {
     ~Deadline() { alarm(0); }
 };
 
-int provided_level = -1;
+// The level shmem_init_thread granted (mpi_main.cc asks for SHMEM_THREAD_MULTIPLE).
+int provided_level()
+{
+    int level = -1;
+    shmem_query_thread(&level);
+    return level;
+}
 
 // ---- MPI initialised by the program ----
 
@@ -124,7 +131,7 @@ void run_threads(std::atomic<int> &overlaps, bool use_test_lock)
 
 TEST(RobustLock, ThreadsOfEveryPeShareOneLock)
 {
-    if (provided_level < SHMEM_THREAD_MULTIPLE)
+    if (provided_level() < SHMEM_THREAD_MULTIPLE)
         GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
     Deadline d(240);
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -203,51 +210,4 @@ TEST(RobustHeap, ExhaustionReturnsNullAndTheProgramGoesOn)
     shmem_free(q);
 }
 
-class MpiAgreement : public ::testing::EmptyTestEventListener {
-  public:
-    explicit MpiAgreement(int rank) : rank_(rank) {}
-    void OnTestEnd(const ::testing::TestInfo &) override
-    {
-        int mine = ::testing::UnitTest::GetInstance()->current_test_info()->result()->Failed();
-        int any = 0;
-        MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-        failed_ |= any;
-    }
-    void OnTestPartResult(const ::testing::TestPartResult &r) override
-    {
-        if (r.failed() && rank_ != 0)
-            std::fprintf(stderr, "[rank %d] %s:%d: %s\n", rank_,
-                         r.file_name() ? r.file_name() : "?", r.line_number(), r.summary());
-    }
-    int failed() const { return failed_; }
-
-  private:
-    int rank_;
-    int failed_ = 0;
-};
-
 } // namespace
-
-int main(int argc, char **argv)
-{
-    ::testing::InitGoogleTest(&argc, argv);
-    int mpi_provided = 0;
-    if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &mpi_provided) != MPI_SUCCESS)
-        return 2;
-    if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided_level) != 0) {
-        std::fprintf(stderr, "shmem_init_thread failed after the program's MPI_Init_thread\n");
-        MPI_Abort(MPI_COMM_WORLD, 3);
-    }
-    int rank = shmem_my_pe();
-    auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
-    if (rank != 0)
-        delete listeners.Release(listeners.default_result_printer());
-    auto *agreement = new MpiAgreement(rank);
-    listeners.Append(agreement);
-    int rc = RUN_ALL_TESTS();
-    int mine = (rc != 0 || agreement->failed()) ? 1 : 0, any = 0;
-    MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    shmem_finalize();
-    MPI_Finalize(); // the program started MPI: shmem_finalize left it up
-    return any;
-}

@@ -20,8 +20,8 @@ endif
 # data-segment window), then threads sharing one lock and heap exhaustion.
 if BUILD_TESTS
 check_PROGRAMS += test/test_robust
-test_test_robust_SOURCES = test/test_robust.cc
-test_test_robust_CPPFLAGS = $(TEST_INCLUDES)
+test_test_robust_SOURCES = $(TEST_COMMON_SOURCES) test/test_robust.cc
+test_test_robust_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_PROGRAM_INITS_MPI
 test_test_robust_LDADD = $(TEST_LIBS) -lpthread
 test_test_robust_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
