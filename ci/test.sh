@@ -50,7 +50,7 @@ for mpi in $MPIS; do
     check=(ctest -j"$(nproc)" --output-on-failure)
   else
     driver="make check"
-    logs="$dir/test/*.log"
+    logs="$dir/test/*.log $dir/test/*/*.log"
     check=(make -j"$(nproc)" check)
   fi
   ( cd "$dir" &&
