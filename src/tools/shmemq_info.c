@@ -20,6 +20,7 @@ static const var_t vars[] = {
     {"SHMEM_SYMMETRIC_SIZE", "128M", "symmetric heap per PE (K/M/G/T suffixes)"},
     {"SMA_SYMMETRIC_SIZE", "", "older name of SHMEM_SYMMETRIC_SIZE"},
     {"SHMEM_DEBUG", "0", "report bad arguments with PE and routine, then abort"},
+    {"SHMEMQ_WATCHDOG_SECONDS", "10", "SHMEM_DEBUG: wait in a collective before naming missing PEs and ending the job (0: off)"},
     {"SHMEMQ_NODE_PES", "0", "PEs per simulated node (0: the real nodes)"},
     {"SHMEMQ_ASYNC_PROGRESS", "0", "progress thread for targets off the node"},
     {"SHMEMQ_ASYNC_PROGRESS_US", "50", "progress thread sleep between polls (us)"},

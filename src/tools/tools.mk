@@ -3,3 +3,11 @@
 bin_PROGRAMS = shmemq_info
 shmemq_info_SOURCES = src/tools/shmemq_info.c
 shmemq_info_LDADD = $(SHMEMQ_LIBS)
+
+# test/info.sh checks its output, and that it and docs/environment.md list every variable
+# the library reads. A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
+EXTRA_DIST += test/info.sh
+if BUILD_TESTS
+TESTS += test/info.sh
+test/info.log: shmemq_info$(EXEEXT)
+endif

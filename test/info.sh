@@ -1,0 +1,58 @@
+#!/bin/sh
+# info.sh: shmemq_info's output (issue 14). Runs it at 1 and 2 PEs (and with every PE its
+# own node) through test/run-mpi.sh and checks: the versions and MPI lines are there, the
+# heap size and its source follow SHMEM_SYMMETRIC_SIZE, a variable that is set shows its
+# value, --json is valid JSON with the same content, and every environment variable the
+# library's sources read is listed by shmemq_info and by docs/environment.md.
+top="${top_builddir:-.}"
+src="${srcdir:-$(dirname "$0")/..}"
+info="$top/shmemq_info"
+status=0
+fail() { echo "FAIL: $*"; status=1; }
+
+for np in 1 2; do
+  out=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_COMBINE=1 SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= \
+        sh "$top/test/run-mpi.sh" "$info" 2>&1) || fail "$np PE(s): shmemq_info failed: $out"
+  for want in '^library +shmemq ' '^spec_version +1\.5$' "^pes +$np\$" '^mpi_library +[A-Za-z]' \
+              '^mpi_thread_level +MPI_THREAD_(SINGLE|FUNNELED|SERIALIZED|MULTIPLE)$' \
+              '^heap_bytes +67108864 ' '^heap_size_source +SHMEM_SYMMETRIC_SIZE' \
+              '^node_transport +node of ' '^commq_off_node +[a-z]' '^dataq_default_room +[0-9]+ bytes' \
+              '^ +SHMEMQ_COMBINE +1 +adaptive '; do
+    echo "$out" | grep -Eq -- "$want" || fail "$np PE(s): no line matching '$want' in:
+$out"
+  done
+done
+# every PE its own node: the transport line says so
+out=$(SHMEMQ_TEST_NPES=" " SHMEMQ_TEST_OFFNODE_NPES=2 sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
+  fail "off-node: shmemq_info failed: $out"
+echo "$out" | grep -Eq '^node_transport +node of 1 PE' || fail "off-node: node_transport is not one PE: $out"
+
+# --json: valid, and the same fields
+json=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= \
+       sh "$top/test/run-mpi.sh" "$info" --json 2>/dev/null | sed -n '/^{/,/^}/p')
+if command -v python3 >/dev/null 2>&1; then
+  echo "$json" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["spec_version"] == "1.5", d["spec_version"]
+assert d["heap_bytes"] == 64 << 20, d["heap_bytes"]
+assert d["pes"] == 1
+names = [v["name"] for v in d["environment"]]
+assert "SHMEMQ_WATCHDOG_SECONDS" in names and "SHMEM_DEBUG" in names, names
+assert [v for v in d["environment"] if v["name"] == "SHMEM_SYMMETRIC_SIZE"][0]["value"] == "64M"
+' || fail "--json: not the expected JSON: $json"
+else
+  echo "$json" | grep -q '"spec_version": "1.5"' || fail "--json: no spec_version: $json"
+fi
+
+# every variable the library reads: listed by shmemq_info and in docs/environment.md
+listed=$(SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= sh "$top/test/run-mpi.sh" "$info" 2>/dev/null)
+vars=$(grep -rhoE 'getenv\("(SHMEM|SHMEMQ|SMA)_[A-Z0-9_]+"\)|"(SHMEMQ|SHMEM|SMA)_[A-Z0-9_]+"' \
+         "$src/src/mpi_rma" "$src/src/queue" | grep -oE '(SHMEMQ|SHMEM|SMA)_[A-Z0-9_]+' | sort -u)
+[ -n "$vars" ] || fail "found no variable names in $src/src"
+for v in $vars; do
+  echo "$listed" | grep -Eq "^ +$v " || fail "shmemq_info does not list $v"
+  grep -q "\`$v\`" "$src/docs/environment.md" || fail "docs/environment.md does not list $v"
+done
+[ $status -eq 0 ] && echo "ok: shmemq_info at 1 and 2 PEs, off-node, --json; $(echo "$vars" | wc -l) variables listed and documented"
+exit $status
