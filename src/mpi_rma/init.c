@@ -63,8 +63,13 @@ int shmem_init_thread(int requested, int *provided)
 #ifdef SHMEMQ_MPI_IS_OPENMPI
         /* Debian's Open MPI disables osc/pt2pt and osc/ucx, which leaves a single-process
          * job with no component that can MPI_Win_create (osc/sm only allocates). Allow
-         * ucx and pt2pt as last resorts unless the user chose the components. */
+         * ucx (and pt2pt, which Open MPI 5 no longer has: naming a missing component
+         * makes MPI_Init fail) as last resorts unless the user chose the components. */
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+        setenv("OMPI_MCA_osc", "sm,rdma,ucx", 0);
+#else
         setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
+#endif
 #endif
         /* the progress thread enters MPI beside the program's threads */
         int want = shmemi_async_progress_wanted() ? MPI_THREAD_MULTIPLE
