@@ -67,6 +67,10 @@ int shmem_init_thread(int requested, int *provided)
          * makes MPI_Init fail) as last resorts unless the user chose the components. */
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
         setenv("OMPI_MCA_osc", "sm,rdma,ucx", 0);
+        /* Open MPI 5.0.7's osc/rdma applies 64-bit MPI_BAND/BOR/BXOR accumulates wrongly
+         * through its btl atomics (docs/design.md has the reproducer); its CAS-based
+         * path is right. */
+        setenv("OMPI_MCA_osc_rdma_acc_use_amo", "0", 0);
 #else
         setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
 #endif
