@@ -61,17 +61,16 @@ int shmem_init_thread(int requested, int *provided)
         MPI_Query_thread(&mpi_level);
     } else {
 #ifdef SHMEMQ_MPI_IS_OPENMPI
-        /* Debian's Open MPI disables osc/pt2pt and osc/ucx, which leaves a single-process
-         * job with no component that can MPI_Win_create (osc/sm only allocates). Allow
-         * ucx (and pt2pt, which Open MPI 5 no longer has: naming a missing component
-         * makes MPI_Init fail) as last resorts unless the user chose the components. */
 #if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
-        setenv("OMPI_MCA_osc", "sm,rdma,ucx", 0);
         /* Open MPI 5.0.7's osc/rdma applies 64-bit MPI_BAND/BOR/BXOR accumulates wrongly
          * through its btl atomics (docs/design.md has the reproducer); its CAS-based
-         * path is right. */
+         * path is right. (5.x's osc/rdma creates windows for one process by itself, so
+         * the component list is left to the site.) */
         setenv("OMPI_MCA_osc_rdma_acc_use_amo", "0", 0);
 #else
+        /* Debian's Open MPI 4 disables osc/pt2pt and osc/ucx, which leaves a
+         * single-process job with no component that can MPI_Win_create (osc/sm only
+         * allocates). Allow ucx and pt2pt as last resorts unless the user chose. */
         setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
 #endif
 #endif
