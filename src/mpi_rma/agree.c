@@ -199,7 +199,7 @@ static void watchdog_fire(MPI_Comm comm, const char *routine, double waited)
             "(SHMEM_DEBUG; SHMEMQ_WATCHDOG_SECONDS sets the wait, 0 turns the watchdog off).\n",
             shmemi.my_pe, routine, waited, team,
             missing ? list : "none (they arrived while this PE was asking)");
-    fflush(stderr);
+    shmemi_let_report_out();
     shmem_global_exit(1);
     abort(); /* shmem_global_exit does not return */
 }

@@ -1,6 +1,7 @@
 /* error.c: how the runtime reports misuse and MPI failures. */
 #include "shmemi.h"
 #include <stdarg.h>
+#include <time.h>
 
 static void vreport(const char *routine, const char *fmt, va_list ap)
 {
@@ -11,9 +12,20 @@ static void vreport(const char *routine, const char *fmt, va_list ap)
     fflush(stderr);
 }
 
+void shmemi_let_report_out(void)
+{
+    /* The launcher forwards each PE's stderr through a pipe and stops forwarding when
+     * the abort reaches it: give it a moment, or the last message (the one that says
+     * why the job ends) arrives cut or not at all (seen with MPICH 4.2's hydra). */
+    fflush(stderr);
+    struct timespec ts = {0, 200 * 1000 * 1000};
+    nanosleep(&ts, NULL);
+}
+
 static void abort_job(int code) __attribute__((noreturn));
 static void abort_job(int code)
 {
+    shmemi_let_report_out();
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);

@@ -103,6 +103,9 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Unrecoverable: print and abort the job. */
+/* Flush stderr and pause briefly, so the launcher forwards a last report before the job
+ * is ended (the error and watchdog exits call it). */
+void shmemi_let_report_out(void);
 void shmemi_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* A failed MPI call inside a routine that cannot return an error. */
