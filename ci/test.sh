@@ -5,8 +5,8 @@
 # "N passed, M failed" where a unit is one test binary run at one PE count with one MPI.
 # SHMEMQ_CI_MPIS selects MPIs from "mpich-ofi mpich openmpi" (e.g. SHMEMQ_CI_MPIS=mpich);
 # Debian's MPICH runs its suite through ctest, the others through make check
-# (SHMEMQ_CI_CTEST=<mpi> picks another). Then valgrind and the sanitizer build
-# (SHMEMQ_CI_CHECKS), one unit each.
+# (SHMEMQ_CI_CTEST=<mpi> picks another). Then valgrind, the sanitizer build and the
+# suite on Debian 13 (SHMEMQ_CI_CHECKS), one unit each.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
@@ -14,8 +14,10 @@ FLAGS="-O2 -g -Werror"
 MPIS="${SHMEMQ_CI_MPIS-mpich-ofi mpich openmpi}"
 # the MPI whose suite runs through ctest instead of make check (none: "")
 CTEST_MPI="${SHMEMQ_CI_CTEST-mpich}"
-# memory checks after the suites (SHMEMQ_CI_CHECKS="valgrind sanitize"; "" for none)
-CHECKS="${SHMEMQ_CI_CHECKS-valgrind sanitize}"
+# checks after the suites (SHMEMQ_CI_CHECKS; "" for none): longer randomised runs
+# (ci/long.sh), valgrind, the sanitizer build, and the suite on Debian 13's MPICH 4.2 and
+# Open MPI 5 (ci/debian13.sh)
+CHECKS="${SHMEMQ_CI_CHECKS-long valgrind sanitize debian13}"
 ./autogen.sh >/dev/null 2>&1 || { echo "autogen.sh failed"; exit 1; }
 passed=0
 failed=0
@@ -115,9 +117,10 @@ for mpi in $MPIS; do
   echo "=== $mpi: $((SECONDS - t0)) s in all"
 done
 
-# Memory checks (docs/testing.md), each one unit: valgrind memcheck of the queue tests at
-# 2 PEs on the node and off it (on the Debian MPICH build above when there is one), and
-# the whole suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+# Checks (docs/testing.md), each one unit: longer model and stress runs and valgrind
+# memcheck of the queue tests at 2 PEs on the node and off it (both on the Debian MPICH
+# build above when there is one), the whole suite under AddressSanitizer +
+# UndefinedBehaviorSanitizer, and the suite on Debian 13.
 for chk in $CHECKS; do
   t0=$SECONDS
   case "$chk" in
@@ -126,6 +129,8 @@ for chk in $CHECKS; do
       [ -x build-ci-mpich/test/test_commq ] && vbuild=build-ci-mpich
       cmd=(env SHMEMQ_VALGRIND_BUILD="$vbuild" bash ci/valgrind.sh) ;;
     sanitize) cmd=(bash ci/sanitize.sh) ;;
+    debian13) cmd=(bash ci/debian13.sh) ;;
+    long) cmd=(bash ci/long.sh) ;;
     *) echo "=== unknown check $chk"; failed=$((failed + 1)); status=1; continue ;;
   esac
   if "${cmd[@]}" >"ci-$chk.out" 2>&1; then
