@@ -9,6 +9,7 @@ libshmemq_la_SOURCES += \
 
 # the profiling interface's declarations (pshmem_ names are aliases made by SHMEMI_PROFILE)
 include_HEADERS += include/pshmem.h
+shmemqinc_HEADERS += include/shmemq/pshmem_twins.h
 
 if BUILD_TESTS
 check_PROGRAMS += test/test_p2p
