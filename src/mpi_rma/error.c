@@ -16,8 +16,9 @@ void shmemi_let_report_out(void)
 {
     /* The launcher forwards each PE's stderr through a pipe and stops forwarding when
      * the abort reaches it: give it a moment, or the last message (the one that says
-     * why the job ends) arrives cut or not at all (seen with MPICH 4.2's hydra). */
-    fflush(stderr);
+     * why the job ends) arrives cut or not at all (seen with MPICH 4.2's hydra, and
+     * with MPICH 4.0's for a program's last printf before shmem_global_exit). */
+    fflush(NULL);
     struct timespec ts = {0, 200 * 1000 * 1000};
     nanosleep(&ts, NULL);
 }

@@ -199,8 +199,7 @@ SHMEMI_PROFILE(shmem_finalize)
 
 void shmem_global_exit(int status)
 {
-    fflush(stdout);
-    fflush(stderr);
+    shmemi_let_report_out(); /* what the program printed reaches the launcher first */
     MPI_Abort(MPI_COMM_WORLD, status);
     exit(status); /* MPI_Abort does not return; keep the compiler sure of it */
 }

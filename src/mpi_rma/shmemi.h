@@ -103,8 +103,8 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Unrecoverable: print and abort the job. */
-/* Flush stderr and pause briefly, so the launcher forwards a last report before the job
- * is ended (the error and watchdog exits call it). */
+/* Flush every stdio stream and pause briefly, so the launcher forwards the last output
+ * before the job is ended (shmem_global_exit and the error and watchdog exits). */
 void shmemi_let_report_out(void);
 void shmemi_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
