@@ -543,16 +543,19 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         }
     }
 
-    /* Collective part: two private communicators, then agreement on the config. */
+    /* Collective part: two private communicators, then agreement on the config. One
+     * MPI_Comm_idup at a time: with two outstanding on one communicator Open MPI 4.1.4
+     * (with a progress thread in MPI) left one PE's first idup incomplete forever while
+     * the other PE had finished both (test_stress, off-node; Open MPI issue 2025). */
     MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
-    MPI_Request reqs[2];
-    int mrc = MPI_Comm_idup(team->comm, &comm, &reqs[0]);
+    MPI_Request req;
+    int mrc = MPI_Comm_idup(team->comm, &comm, &req);
     if (mrc == MPI_SUCCESS)
-        mrc = MPI_Comm_idup(team->comm, &ctrl, &reqs[1]);
+        mrc = shmemi_agree_wait(&req, team->comm, routine);
     if (mrc == MPI_SUCCESS)
-        mrc = shmemi_agree_wait(&reqs[0], team->comm, routine);
+        mrc = MPI_Comm_idup(team->comm, &ctrl, &req);
     if (mrc == MPI_SUCCESS)
-        mrc = shmemi_agree_wait(&reqs[1], team->comm, routine);
+        mrc = shmemi_agree_wait(&req, team->comm, routine);
     /* MAX of v and of ~v gives max and min in one reduction. */
     uint64_t a[12] = {local == SHMEM_QUEUE_ERR_NOMEM, local && local != SHMEM_QUEUE_ERR_NOMEM,
                       elem, ~(uint64_t)elem, maxb, ~maxb, (uint64_t)xfer, ~(uint64_t)xfer,
