@@ -102,10 +102,13 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Unrecoverable: print and abort the job. */
+/* A failed MPI call inside a queue routine: under SHMEM_DEBUG print the call with MPI's
+ * error string; returns SHMEM_QUEUE_ERR_MPI (src/queue/queue_error.c). */
+int shmemi_queue_mpi_err(const char *routine, const char *call, int rc);
 /* Flush every stdio stream and pause briefly, so the launcher forwards the last output
  * before the job is ended (shmem_global_exit and the error and watchdog exits). */
 void shmemi_let_report_out(void);
+/* Unrecoverable: print and abort the job. */
 void shmemi_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* A failed MPI call inside a routine that cannot return an error. */

@@ -135,15 +135,7 @@ static uint64_t ops_pushed_now(shmem_queue_t q)
     return q->st.ops_pushed + cq_open_records(q) + q->fast.node_rw;
 }
 
-int cq_mpi_err(const char *call, int rc)
-{
-    char err[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, err, &len) != MPI_SUCCESS)
-        snprintf(err, sizeof err, "MPI error %d", rc);
-    shmemi_debug("comm queue", "%s failed: %s", call, err);
-    return SHMEM_QUEUE_ERR_MPI;
-}
+int cq_mpi_err(const char *call, int rc) { return shmemi_queue_mpi_err("comm queue", call, rc); }
 
 /* 0 if q is a live comm queue, else the error to return (reported under SHMEM_DEBUG). */
 int cq_check(shmem_queue_t q, const char *routine)

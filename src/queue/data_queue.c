@@ -107,15 +107,6 @@ static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_d
     return rc;
 }
 
-static int dq_mpi_err(const char *routine, const char *call, int rc)
-{
-    char err[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, err, &len) != MPI_SUCCESS)
-        snprintf(err, sizeof err, "MPI error %d", rc);
-    shmemi_debug(routine, "%s failed: %s", call, err);
-    return SHMEM_QUEUE_ERR_MPI;
-}
 
 /* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
  * (so the inline push needs no counter). Caller holds the lock. */
@@ -201,7 +192,7 @@ static int flush_start(struct shmemi_dataq *q, int bg)
     if (rc != MPI_SUCCESS) {
         q->h.phase = SHMEMI_DATAQ_IDLE;
         q->nreq = 0;
-        return dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoall", rc);
+        return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoall", rc);
     }
     return 0;
 }
@@ -240,7 +231,7 @@ static int start_round(struct shmemi_dataq *q)
                             &q->req[0]);
     q->nreq = 1;
     q->stats.bursts++;
-    return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallw", rc);
+    return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallw", rc);
 }
 
 static void free_round_types(struct shmemi_dataq *q)
@@ -266,7 +257,7 @@ static int start_payload(struct shmemi_dataq *q)
         }
         rc = MPI_Ialltoallv(q->h.out, v, v + n, MPI_BYTE, q->h.in, v + 2 * n, v + 3 * n, MPI_BYTE,
                             q->comm, &q->req[1]);
-        return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
+        return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
     }
 #if MPI_VERSION >= 4
     MPI_Count *c = (MPI_Count *)q->vbuf;
@@ -279,9 +270,9 @@ static int start_payload(struct shmemi_dataq *q)
     }
     rc = MPI_Ialltoallv_c(q->h.out, c, d, MPI_BYTE, q->h.in, c + n, d + n, MPI_BYTE, q->comm,
                           &q->req[1]);
-    return rc == MPI_SUCCESS ? 0 : dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
+    return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
 #else
-    return dq_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
+    return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
 #endif
 }
 
@@ -332,7 +323,7 @@ static int flush_advance(struct shmemi_dataq *q)
         rc = MPI_Iallreduce(q->agree_in, q->agree_out, 2, MPI_UINT64_T, MPI_MAX, q->comm,
                             &q->req[0]);
         if (rc != MPI_SUCCESS)
-            return dq_mpi_err("shmem_queue_global_flush", "MPI_Iallreduce", rc);
+            return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Iallreduce", rc);
         q->nreq = 1;
         q->h.phase = SHMEMI_DATAQ_AGREE;
         if (q->xfer != SHMEMI_DATAQ_XFER_ROUNDS) {
@@ -372,14 +363,14 @@ static int flush_step(struct shmemi_dataq *q, int block)
         if (block) {
             for (int i = 0; i < q->nreq; i++)
                 if ((rc = shmemi_wait_request(&q->req[i])) != MPI_SUCCESS)
-                    return dq_mpi_err("shmem_queue_global_flush", "MPI_Wait", rc);
+                    return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Wait", rc);
         } else {
             int all = 1;
             for (int i = 0; i < q->nreq; i++) {
                 int done = 0;
                 rc = MPI_Test(&q->req[i], &done, MPI_STATUS_IGNORE);
                 if (rc != MPI_SUCCESS)
-                    return dq_mpi_err("shmem_queue_data_progress", "MPI_Test", rc);
+                    return shmemi_queue_mpi_err("shmem_queue_data_progress", "MPI_Test", rc);
                 all &= done;
             }
             if (!all)
@@ -414,7 +405,7 @@ static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
     if (rc == MPI_SUCCESS)
         rc = shmemi_agree_wait(&req, q->ctrl, routine);
     if (rc != MPI_SUCCESS)
-        return dq_mpi_err(routine, "MPI_Iallreduce", rc);
+        return shmemi_queue_mpi_err(routine, "MPI_Iallreduce", rc);
     if (out[1] || out[2] != ~out[3]) {
         if (!bad)
             shmemi_debug(routine, out[1] ? "another PE of the queue's team rejected its "
@@ -571,7 +562,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     }
     int rc = local;
     if (mrc != MPI_SUCCESS) {
-        rc = dq_mpi_err(routine, "MPI_Comm_idup/MPI_Iallreduce", mrc);
+        rc = shmemi_queue_mpi_err(routine, "MPI_Comm_idup/MPI_Iallreduce", mrc);
     } else if (!rc) {
         if (g[1] || g[2] != ~g[3] || g[4] != ~g[5] || g[6] != ~g[7] || g[8] != ~g[9]) {
             shmemi_debug(routine, "the PEs of the team disagree on the config (or one has a bad one)");

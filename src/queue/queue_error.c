@@ -1,5 +1,16 @@
-/* queue_error.c: names of the queue return codes (comm and data queues). */
+/* queue_error.c: the queue return codes (comm and data queues): their names, and the one
+ * report of an MPI failure inside a queue routine. */
 #include "shmemi.h"
+
+int shmemi_queue_mpi_err(const char *routine, const char *call, int rc)
+{
+    char err[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, err, &len) != MPI_SUCCESS)
+        snprintf(err, sizeof err, "MPI error %d", rc);
+    shmemi_debug(routine, "%s failed: %s", call, err);
+    return SHMEM_QUEUE_ERR_MPI;
+}
 
 const char *shmemx_queue_strerror(int rc)
 {
