@@ -100,8 +100,7 @@ std::string mpi_error_string(int code)
 // Every PE got `want`.
 void expect_all(int rc, int want)
 {
-    int mine = rc == want ? 1 : 0, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    int64_t all = yielding_allreduce(rc == want ? 1 : 0, MPI_MIN);
     EXPECT_EQ(rc, want) << shmemx_queue_strerror(rc);
     EXPECT_EQ(all, 1) << "another PE got a different return code";
 }
