@@ -59,14 +59,15 @@ void shmemi_progress(void)
     in_progress = 0;
 }
 
-/* Randomised back-off for retry loops. PEs that retry the same step against each other
- * (two lock waiters, two PEs swapping a word and waiting on it) can fall into lockstep:
- * each retry meets the other's, forever, most easily when PEs outnumber cores and the
- * scheduler alternates them. After SHMEMI_BACKOFF_AFTER fruitless spins each spin sleeps
- * a random 1..2^k microseconds, k growing with the spins up to SHMEMI_BACKOFF_MAX_LOG2
- * (at most 128 us): random, so two PEs drift apart; bounded, so a wait that is about to
- * succeed costs little. The generator is per thread (xorshift, seeded by PE, thread and
- * clock): no shared state, no system call but the sleep. */
+/* Randomised back-off for retry loops: lock retries and waits for this PE's own atomics,
+ * never waits that only other PEs can end (see shmemi_wait_request). PEs that retry the
+ * same step against each other (two lock waiters, two PEs swapping a word and waiting on
+ * it) can fall into lockstep: each retry meets the other's, forever, most easily when PEs
+ * outnumber cores and the scheduler alternates them. After SHMEMI_BACKOFF_AFTER fruitless
+ * spins each spin sleeps a random 1..2^k microseconds, k growing with the spins up to
+ * SHMEMI_BACKOFF_MAX_LOG2 (at most 128 us): random, so two PEs drift apart; bounded, so a
+ * wait that is about to succeed costs little. The generator is per thread (xorshift,
+ * seeded by PE, thread and clock): no shared state, no system call but the sleep. */
 #define SHMEMI_BACKOFF_AFTER 256u
 #define SHMEMI_BACKOFF_MAX_LOG2 7u
 static _Thread_local uint64_t backoff_state;
@@ -99,6 +100,10 @@ void shmemi_backoff(unsigned spins)
     nanosleep(&ts, NULL);
 }
 
+/* Collective waits yield but never sleep: a PE in a barrier is often the target of its
+ * peers' atomics, which MPICH ch4 applies only while it is inside MPI. A sleeping
+ * back-off here cut MPICH's off-node blocking AMO rate into a PE waiting in
+ * shmem_barrier_all from ~600k/s to ~7k/s (bench/amo_rate, bench/README.md). */
 int shmemi_wait_request(MPI_Request *req)
 {
     for (unsigned spins = 0;; spins++) {
@@ -110,7 +115,6 @@ int shmemi_wait_request(MPI_Request *req)
         /* With more PEs than cores the peer we wait for needs our core. */
         if (spins > 64)
             sched_yield();
-        shmemi_backoff(spins);
     }
 }
 
