@@ -43,13 +43,13 @@ template <typename T> bool spin_until(const T *p, T want)
 
 // Arithmetic that keeps the CPU busy without touching the library; looks at *flag only
 // every few thousand iterations. Returns the loop's result so it is not optimised away.
-double compute_until(const long *flag, long want)
+template <typename T> double compute_until(const T *flag, T want)
 {
     double x = 1.0, t0 = now();
     for (;;) {
         for (int i = 0; i < 20000; i++)
             x = x * 1.0000001 + 1e-9;
-        if (*(const volatile long *)flag == want || now() - t0 > kDeadline)
+        if (*(const volatile T *)flag == want || now() - t0 > kDeadline)
             return x;
     }
 }
@@ -76,6 +76,7 @@ long g_flag;
 char g_data[8192];
 int g_counter;
 long g_words[64];
+int g_counts[16];
 
 } // namespace
 
@@ -235,7 +236,7 @@ TEST(OneSided, BlockingOpsOnComputingTarget)
         shmem_long_atomic_set(flag, 1, t);
         shmem_quiet();
     } else if (is_target()) {
-        EXPECT_GT(compute_until(flag, 1), 0.0);
+        EXPECT_GT(compute_until<long>(flag, 1), 0.0);
         EXPECT_EQ(*(volatile long *)flag, 1) << "the origin never got through";
         EXPECT_EQ(word[1], 10);
         EXPECT_EQ(word[2], 42);
@@ -318,7 +319,69 @@ TEST(OneSided, AtomicsMixedAcrossPathsExact)
     shmem_barrier_all();
 }
 
-// 6. shmem_ptr reaches every PE of SHMEM_TEAM_SHARED, heap and globals, and nobody else.
+// 6. Fetching nbi atomics completed by quiet, PEs swapping each other's words in lockstep
+// (the pattern of a third-party atomic_nbi test that livelocked at 4 PEs): per round 64
+// swap_nbi, quiet, 32 x (compare_swap_nbi + fetch_add_nbi), quiet, targets rotating over
+// every PE, the last of several PEs computing meanwhile. Nothing is created or lost:
+// everything swapped in equals everything fetched out plus what the words hold at the end
+// (sums and sums of squares), and the adds all arrive.
+TEST(OneSided, FetchingNbiAtomicsInQuietLockstep)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const int W = 16, R = 20;
+    const int idle = n > 1 ? n - 1 : -1, workers = n > 1 ? n - 1 : 1;
+    int *w = static_cast<int *>(shmem_calloc(W, sizeof(int)));
+    int *done = static_cast<int *>(shmem_calloc(1, sizeof(int)));
+    std::memset(g_counts, 0, sizeof g_counts);
+    shmem_barrier_all();
+    auto token = [&](int r, int k) { return 1 + me + n * (r * 96 + k); }; // unique per PE
+    int64_t in_sum = 0, in_sq = 0, out_sum = 0, out_sq = 0;
+    auto add = [](int64_t *s, int64_t *q, int v) { *s += v, *q += (int64_t)v * v; };
+    if (me == idle) {
+        EXPECT_GT(compute_until<int>(done, workers), 0.0);
+        EXPECT_EQ(*(volatile int *)done, workers) << "the workers never got through";
+    } else {
+        int fs[64], fc[32], fa[32];
+        for (int r = 0; r < R; r++) {
+            for (int k = 0; k < 64; k++)
+                shmem_int_atomic_swap_nbi(&fs[k], &w[k % W], token(r, k), (me + 1 + k) % n);
+            shmem_quiet();
+            for (int k = 0; k < 64; k++)
+                add(&in_sum, &in_sq, token(r, k)), add(&out_sum, &out_sq, fs[k]);
+            // cond: what this PE's last swap left in the word, so some swaps succeed
+            for (int k = 0; k < 32; k++) {
+                shmem_int_atomic_compare_swap_nbi(&fc[k], &w[k % W], token(r, 48 + k % W),
+                                                  token(r, 64 + k), (me + 1 + k) % n);
+                shmem_int_atomic_fetch_add_nbi(&fa[k], &g_counts[(k + 3) % W], 1,
+                                               (me + 2 + k) % n);
+            }
+            shmem_quiet();
+            for (int k = 0; k < 32; k++) {
+                if (fc[k] == token(r, 48 + k % W))
+                    add(&in_sum, &in_sq, token(r, 64 + k)), add(&out_sum, &out_sq, fc[k]);
+                EXPECT_GE(fa[k], 0);
+                EXPECT_LT(fa[k], workers * R * 32);
+            }
+        }
+        if (idle >= 0)
+            shmem_int_atomic_inc(done, idle);
+        shmem_quiet();
+    }
+    shmem_barrier_all();
+    int64_t end_sum = 0, end_sq = 0, count = 0;
+    for (int i = 0; i < W; i++)
+        add(&end_sum, &end_sq, w[i]), count += g_counts[i];
+    EXPECT_EQ(yielding_allreduce(in_sum, MPI_SUM),
+              yielding_allreduce(out_sum, MPI_SUM) + yielding_allreduce(end_sum, MPI_SUM));
+    EXPECT_EQ(yielding_allreduce(in_sq, MPI_SUM),
+              yielding_allreduce(out_sq, MPI_SUM) + yielding_allreduce(end_sq, MPI_SUM));
+    EXPECT_EQ(yielding_allreduce(count, MPI_SUM), (int64_t)workers * R * 32);
+    shmem_barrier_all();
+    shmem_free(w);
+    shmem_free(done);
+}
+
+// 7. shmem_ptr reaches every PE of SHMEM_TEAM_SHARED, heap and globals, and nobody else.
 TEST(OneSided, PtrCoversTheNode)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -359,7 +422,7 @@ TEST(OneSided, PtrCoversTheNode)
     shmem_barrier_all();
 }
 
-// 7. Queue PUT and GET bursts to a target spinning on its own memory.
+// 8. Queue PUT and GET bursts to a target spinning on its own memory.
 TEST(OneSided, QueuePutsToSpinningTarget)
 {
     REQUIRE_PES(2);

@@ -1,17 +1,22 @@
 /* amo.c: atomic memory operations over MPI-3 accumulate operations (docs/amo.md).
  *
  *   blocking fetching (fetch, swap, fetch_add, fetch_inc, fetch_and/or/xor)
- *       -> MPI_Fetch_and_op (MPI_NO_OP / MPI_REPLACE / MPI_SUM / MPI_BAND/BOR/BXOR)
- *          + MPI_Win_flush(rank): the result is valid and the update done on return
- *   compare_swap -> MPI_Compare_and_swap + MPI_Win_flush(rank)
+ *       -> MPI_Rget_accumulate (MPI_NO_OP / MPI_REPLACE / MPI_SUM / MPI_BAND/BOR/BXOR),
+ *          its request waited with back-off, then MPI_Win_flush(rank): the result is
+ *          valid and the update done on return (shmemi_mpi_fetch_op, xport_mpi.c)
+ *   compare_swap -> MPI_Compare_and_swap + an ordered fetching no-op as its request,
+ *          then MPI_Win_flush(rank) (shmemi_mpi_cas)
  *   non-fetching (set, add, inc, and/or/xor) -> MPI_Accumulate, no flush: they complete
  *       at quiet, as OpenSHMEM allows
- *   _nbi fetching forms -> the same MPI call, no flush: `fetch` is written by quiet
+ *   _nbi fetching forms -> the same calls without the wait: quiet waits for their
+ *       requests with back-off (shmemi_amo_quiet) before its flush, so PEs that swap
+ *       each other's words inside quiet do not spin in lockstep inside MPI
  *
  * MPI may read an origin operand until the operation completes locally, and OpenSHMEM
  * passes operands by value (they live on our stack), so every operation that returns
  * before completing copies its operands into a slot of a small ring. A slot is reused
- * only after MPI_Win_flush_local on the window and rank of the operation that used it.
+ * only after its request completed and, for operations without a request of their own,
+ * MPI_Win_flush_local on the window and rank of the operation that used it.
  * A window attribute with a delete callback forgets slots whose window is freed
  * (context destroyed, finalize), so no flush ever names a dead window.
  *
@@ -53,13 +58,16 @@ SHMEMQ_AMO_EXT_TYPES(AMO_CHECK_SIZE)
 /* ---- operand ring ---- */
 #define AMO_RING 64 /* power of two */
 typedef struct {
-    uint64_t v[2]; /* operand, and the compare value of compare_swap */
-    MPI_Win win;   /* MPI_WIN_NULL: free */
-    int rank;
+    uint64_t v[2];   /* operand, and the compare value of compare_swap */
+    uint64_t probe;  /* compare_swap's ordering probe reads into this */
+    MPI_Request req; /* fetching forms: completes when the result is here */
+    MPI_Win win;     /* MPI_WIN_NULL: free */
+    int rank, kind;
 } amo_slot_t;
 
 static amo_slot_t amo_ring[AMO_RING];
 static unsigned amo_next;
+static unsigned amo_reqs; /* slots holding a request; changed under the ring lock */
 static int amo_ring_ready;
 static atomic_flag amo_lock = ATOMIC_FLAG_INIT;
 static int amo_keyval = MPI_KEYVAL_INVALID;
@@ -88,8 +96,15 @@ static int amo_win_deleted(MPI_Win win, int keyval, void *attr, void *extra)
 {
     (void)keyval, (void)attr, (void)extra;
     for (int i = 0; i < AMO_RING; i++)
-        if (amo_ring[i].win == win)
+        if (amo_ring[i].win == win) {
+            /* Only a program that frees a window without quiet gets here with a request;
+             * MPI_Win_free completed the operation, the request object remains. */
+            if (amo_ring[i].req != MPI_REQUEST_NULL) {
+                MPI_Request_free(&amo_ring[i].req);
+                amo_reqs--;
+            }
             amo_ring[i].win = MPI_WIN_NULL;
+        }
     for (int i = 0; i < AMO_TAGGED; i++)
         if (amo_tagged[i] == win)
             amo_tagged[i] = MPI_WIN_NULL;
@@ -98,8 +113,10 @@ static int amo_win_deleted(MPI_Win win, int keyval, void *attr, void *extra)
 
 static void amo_ring_init(void)
 {
-    for (int i = 0; i < AMO_RING; i++)
+    for (int i = 0; i < AMO_RING; i++) {
         amo_ring[i].win = MPI_WIN_NULL;
+        amo_ring[i].req = MPI_REQUEST_NULL;
+    }
     for (int i = 0; i < AMO_TAGGED; i++)
         amo_tagged[i] = MPI_WIN_NULL;
     if (amo_keyval == MPI_KEYVAL_INVALID)
@@ -156,8 +173,7 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         shmemi_node_amo(t.local, size, AMO_FOP, op, value, NULL, result);
         return;
     }
-    SHMEMI_MPI_CHECK(routine, MPI_Fetch_and_op(value, result, dt, t.rank, t.disp, op, t.win));
-    SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
+    shmemi_mpi_fetch_op(routine, &t, value, result, dt, op);
 }
 
 static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, const void *cond,
@@ -172,9 +188,19 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
         shmemi_node_amo(t.local, size, AMO_CAS, MPI_NO_OP, value, cond, result);
         return;
     }
-    SHMEMI_MPI_CHECK(routine,
-                     MPI_Compare_and_swap(value, cond, result, dt, t.rank, t.disp, t.win));
-    SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
+    shmemi_mpi_cas(routine, &t, value, cond, result, dt);
+}
+
+/* Make slot s reusable: its operation no longer reads the operands. A request (fetching
+ * forms) says so for Rget_accumulate; the rest need a local flush. Ring lock held. */
+static inline void amo_slot_release(const char *routine, amo_slot_t *s)
+{
+    if (s->req != MPI_REQUEST_NULL) {
+        SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&s->req));
+        amo_reqs--;
+    }
+    if (s->win != MPI_WIN_NULL && s->kind != AMO_FOP)
+        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(s->rank, s->win));
 }
 
 /* Start an operation that completes at quiet: operands go to a ring slot first.
@@ -205,46 +231,42 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
     if (SHMEMI_UNLIKELY(!amo_ring_ready))
         amo_ring_init();
     amo_slot_t *s = &amo_ring[amo_next++ & (AMO_RING - 1)];
-    if (s->win != MPI_WIN_NULL)
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(s->rank, s->win));
+    amo_slot_release(routine, s);
     if (s->win != t.win)
         amo_tag(t.win);
     memcpy(&s->v[0], v0, size);
-    if (kind == AMO_ACC)
+    if (kind == AMO_ACC) {
         SHMEMI_MPI_CHECK(routine, MPI_Accumulate(&s->v[0], 1, dt, t.rank, t.disp, 1, dt, op,
                                                  t.win));
-    else if (kind == AMO_FOP)
-        SHMEMI_MPI_CHECK(routine,
-                         MPI_Fetch_and_op(&s->v[0], result, dt, t.rank, t.disp, op, t.win));
-    else {
+    } else if (kind == AMO_FOP) {
+        SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&s->v[0], 1, dt, result, 1, dt, t.rank,
+                                                      t.disp, 1, dt, op, t.win, &s->req));
+    } else {
         memcpy(&s->v[1], v1, size);
         SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&s->v[0], &s->v[1], result, dt, t.rank,
                                                        t.disp, t.win));
+        SHMEMI_MPI_CHECK(routine, shmemi_mpi_order_probe(&t, &s->probe, dt, &s->req));
     }
+    amo_reqs += s->req != MPI_REQUEST_NULL;
     s->win = t.win;
     s->rank = t.rank;
+    s->kind = kind;
     ring_unlock();
 }
 
-/* fetch_nbi needs no operand (MPI_NO_OP ignores it), hence no slot. */
-static inline void amo_fetch_nbi(const char *routine, shmem_ctx_t ctx, const void *src,
-                                 void *result, size_t size, MPI_Datatype dt, int pe)
+void shmemi_amo_quiet(const struct shmemq_ctx *c)
 {
-    shmemi_target_t t;
-    if (SHMEMI_UNLIKELY(amo_target(routine, ctx, src, size, pe, &t)))
+    if (__atomic_load_n(&amo_reqs, __ATOMIC_RELAXED) == 0)
         return;
-    if (SHMEMI_UNLIKELY(result == NULL)) {
-        shmemi_bad_arg(routine, "NULL fetch address");
-        return;
+    ring_lock();
+    for (int i = 0; i < AMO_RING && amo_reqs > 0; i++) {
+        amo_slot_t *s = &amo_ring[i];
+        if (s->req != MPI_REQUEST_NULL && (s->win == c->heap_win || s->win == c->data_win)) {
+            SHMEMI_MPI_CHECK("shmem_quiet", shmemi_p2p_wait_req(&s->req));
+            amo_reqs--;
+        }
     }
-    if (SHMEMI_UNLIKELY(ctx->session != NULL))
-        shmemi_session_flush(ctx);
-    if (shmemi_xp_node_amo(&t)) {
-        shmemi_node_amo(t.local, size, AMO_FOP, MPI_NO_OP, NULL, NULL, result);
-        return;
-    }
-    SHMEMI_MPI_CHECK(routine,
-                     MPI_Fetch_and_op(amo_no_operand, result, dt, t.rank, t.disp, MPI_NO_OP, t.win));
+    ring_unlock();
 }
 
 /* ---- public routines: each family is defined twice, K = ctx (explicit context) and
@@ -295,8 +317,8 @@ static inline void amo_fetch_nbi(const char *routine, shmem_ctx_t ctx, const voi
     AMO_PROFILE(AMO_FN(K, N, fetch))                                                         \
     void AMO_FN(K, N, fetch_nbi)(AMO_PARAM_##K T * fetch, const T *source, int pe)           \
     {                                                                                        \
-        amo_fetch_nbi(AMO_STR(AMO_FN(K, N, fetch_nbi)), AMO_CTX_##K, source, fetch,          \
-                      sizeof(T), AMO_DT(N), pe);                                             \
+        amo_post(AMO_STR(AMO_FN(K, N, fetch_nbi)), AMO_CTX_##K, source, amo_no_operand, NULL,\
+                 fetch, sizeof(T), AMO_DT(N), MPI_NO_OP, pe, AMO_FOP);                       \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_nbi))                                                     \
     void AMO_FN(K, N, set)(AMO_PARAM_##K T * dest, T value, int pe)                          \

@@ -248,6 +248,8 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
     }
     if (ctx->session != NULL && npes > 0) /* the queue has only a full flush */
         shmemi_session_flush(ctx);
+    if (npes > 0)
+        shmemi_amo_quiet(ctx); /* all PEs' fetching nbi atomics: more than asked, allowed */
     for (size_t i = 0; i < npes; i++) {
         int rank = shmemi_team_world_pe(ctx->team, target_pes[i]);
         if (rank < 0) {

@@ -43,32 +43,18 @@ static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t
         shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_FOP, op, &value, NULL, &old);
         return old;
     }
-    MPI_Request req;
-    SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&value, 1, MPI_UINT32_T, &old, 1, MPI_UINT32_T,
-                                                  t->rank, t->disp, 1, MPI_UINT32_T, op, t->win,
-                                                  &req));
-    SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&req));
+    shmemi_mpi_fetch_op(routine, t, &value, &old, MPI_UINT32_T, op);
     return old;
 }
 
 static uint32_t cas(const char *routine, const shmemi_target_t *t, uint32_t compare, uint32_t value)
 {
-    uint32_t old = 0, after = 0;
+    uint32_t old = 0;
     if (shmemi_xp_node_amo(t)) {
         shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_CAS, MPI_NO_OP, &value, &compare, &old);
         return old;
     }
-    MPI_Request req;
-    SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&value, &compare, &old, MPI_UINT32_T, t->rank,
-                                                   t->disp, t->win));
-    /* MPI has no request-based CAS. A fetching no-op on the same location is ordered
-     * after it (default accumulate_ordering); waiting for that one with yields keeps the
-     * final blocking flush short when PEs outnumber cores. */
-    SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&value, 1, MPI_UINT32_T, &after, 1, MPI_UINT32_T,
-                                                  t->rank, t->disp, 1, MPI_UINT32_T, MPI_NO_OP,
-                                                  t->win, &req));
-    SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&req));
-    SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t->rank, t->win));
+    shmemi_mpi_cas(routine, t, &value, &compare, &old, MPI_UINT32_T);
     return old;
 }
 

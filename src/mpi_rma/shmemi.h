@@ -293,6 +293,9 @@ void shmemi_ctx_fini(void);
 
 /* ---- completion ---- */
 void shmemi_ctx_quiet(struct shmemq_ctx *c);
+/* amo.c: wait, with back-off, for the results of c's fetching nbi atomics sent through
+ * MPI; quiet calls it before its flush. */
+void shmemi_amo_quiet(const struct shmemq_ctx *c);
 
 /* ---- environment helpers (env.c) ---- */
 /* Parse a size with optional K/M/G/T suffix (powers of 1024). 0 on success. */

@@ -24,7 +24,9 @@ static inline void shmemi_wait_poll(MPI_Win win, unsigned *spins)
 
 /* Complete a request while progressing; yields sooner than shmemi_wait_request because
  * the machines we run on are often oversubscribed and the peer needs our core. Used
- * instead of a blocking MPI_Win_flush wherever a request-based operation exists. */
+ * instead of a blocking MPI_Win_flush wherever a request-based operation exists. The
+ * randomised back-off (progress.c) breaks lockstep between PEs that wait on each other's
+ * atomics (swap against swap inside quiet). */
 static inline int shmemi_p2p_wait_req(MPI_Request *req)
 {
     for (unsigned spins = 0;;) {
@@ -35,6 +37,7 @@ static inline int shmemi_p2p_wait_req(MPI_Request *req)
         shmemi_progress();
         if (++spins > 4)
             sched_yield();
+        shmemi_backoff(spins);
     }
 }
 

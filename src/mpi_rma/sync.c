@@ -1,6 +1,7 @@
 /* sync.c: ordering and completion (fence, quiet) and the global barriers.
  *
- * quiet = MPI_Win_flush_all on the context's two windows. fence is the same: MPI has
+ * quiet = MPI_Win_flush_all on the context's two windows, after waiting with back-off
+ * for the requests of fetching nbi atomics (amo.c). fence is the same: MPI has
  * no cheaper per-target ordering that covers puts, gets and accumulates alike.
  * Barriers wait in MPI_Ibarrier + test so that a PE inside a barrier keeps applying
  * incoming queue traffic and MPI active messages (see progress.c). After the barrier,
@@ -12,6 +13,7 @@ void shmemi_ctx_quiet(struct shmemq_ctx *c)
     if (SHMEMI_UNLIKELY(c->session != NULL)) /* a batch session's queue first (session.c) */
         shmemi_session_flush(c);
     shmemi_node_quiet(); /* the node transport's stores */
+    shmemi_amo_quiet(c); /* fetching nbi atomics: waited with back-off, not in MPI */
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->data_win));
 }

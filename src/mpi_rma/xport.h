@@ -43,6 +43,16 @@ static inline char *shmemi_xp_node_base(int region, int pe)
 /* ---- mpi transport (xport_mpi.c; AMOs: amo.c) ---- */
 void shmemi_mpi_put(const char *routine, const shmemi_target_t *t, const void *src, size_t n);
 void shmemi_mpi_get(const char *routine, const shmemi_target_t *t, void *dest, size_t n);
+/* Blocking atomics on one 4- or 8-byte word of type dt: result valid, update done on
+ * return; they wait with progress and back-off, never inside MPI (xport_mpi.c). */
+void shmemi_mpi_fetch_op(const char *routine, const shmemi_target_t *t, const void *value,
+                         void *result, MPI_Datatype dt, MPI_Op op);
+void shmemi_mpi_cas(const char *routine, const shmemi_target_t *t, const void *value,
+                    const void *cond, void *result, MPI_Datatype dt);
+/* A fetching no-op on t's word, ordered after this PE's earlier atomics on it: its
+ * request completing means they were applied at the target. */
+int shmemi_mpi_order_probe(const shmemi_target_t *t, void *result, MPI_Datatype dt,
+                           MPI_Request *req);
 
 /* ---- node transport ---- */
 enum { SHMEMI_AMO_ACC, SHMEMI_AMO_FOP, SHMEMI_AMO_CAS };
