@@ -4,13 +4,14 @@
  *       -> MPI_Rget_accumulate (MPI_NO_OP / MPI_REPLACE / MPI_SUM / MPI_BAND/BOR/BXOR),
  *          its request waited with back-off, then MPI_Win_flush(rank): the result is
  *          valid and the update done on return (shmemi_mpi_fetch_op, xport_mpi.c)
- *   compare_swap -> MPI_Compare_and_swap + an ordered fetching no-op as its request,
- *          then MPI_Win_flush(rank) (shmemi_mpi_cas)
+ *   compare_swap -> MPI_Compare_and_swap + MPI_Win_flush(rank) (shmemi_mpi_cas: MPI has
+ *          no request-based CAS)
  *   non-fetching (set, add, inc, and/or/xor) -> MPI_Accumulate, no flush: they complete
  *       at quiet, as OpenSHMEM allows
  *   _nbi fetching forms -> the same calls without the wait: quiet waits for their
  *       requests with back-off (shmemi_amo_quiet) before its flush, so PEs that swap
- *       each other's words inside quiet do not spin in lockstep inside MPI
+ *       each other's words inside quiet do not spin in lockstep inside MPI (the flush
+ *       then only waits for compare_swap_nbi and non-fetching operations)
  *
  * MPI may read an origin operand until the operation completes locally, and OpenSHMEM
  * passes operands by value (they live on our stack), so every operation that returns
@@ -59,7 +60,6 @@ SHMEMQ_AMO_EXT_TYPES(AMO_CHECK_SIZE)
 #define AMO_RING 64 /* power of two */
 typedef struct {
     uint64_t v[2];   /* operand, and the compare value of compare_swap */
-    uint64_t probe;  /* compare_swap's ordering probe reads into this */
     MPI_Request req; /* fetching forms: completes when the result is here */
     MPI_Win win;     /* MPI_WIN_NULL: free */
     int rank, kind;
@@ -188,7 +188,7 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
         shmemi_node_amo(t.local, size, AMO_CAS, MPI_NO_OP, value, cond, result);
         return;
     }
-    shmemi_mpi_cas(routine, &t, value, cond, result, dt);
+    shmemi_mpi_cas(routine, &t, value, cond, result, dt, 0);
 }
 
 /* Make slot s reusable: its operation no longer reads the operands. A request (fetching
@@ -245,7 +245,6 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
         memcpy(&s->v[1], v1, size);
         SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&s->v[0], &s->v[1], result, dt, t.rank,
                                                        t.disp, t.win));
-        SHMEMI_MPI_CHECK(routine, shmemi_mpi_order_probe(&t, &s->probe, dt, &s->req));
     }
     amo_reqs += s->req != MPI_REQUEST_NULL;
     s->win = t.win;

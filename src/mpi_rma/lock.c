@@ -54,7 +54,7 @@ static uint32_t cas(const char *routine, const shmemi_target_t *t, uint32_t comp
         shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_CAS, MPI_NO_OP, &value, &compare, &old);
         return old;
     }
-    shmemi_mpi_cas(routine, t, &value, &compare, &old, MPI_UINT32_T);
+    shmemi_mpi_cas(routine, t, &value, &compare, &old, MPI_UINT32_T, 1);
     return old;
 }
 

@@ -47,12 +47,9 @@ void shmemi_mpi_get(const char *routine, const shmemi_target_t *t, void *dest, s
  * return; they wait with progress and back-off, never inside MPI (xport_mpi.c). */
 void shmemi_mpi_fetch_op(const char *routine, const shmemi_target_t *t, const void *value,
                          void *result, MPI_Datatype dt, MPI_Op op);
+/* probe: wait for an ordered fetching no-op with back-off before the flush (see there) */
 void shmemi_mpi_cas(const char *routine, const shmemi_target_t *t, const void *value,
-                    const void *cond, void *result, MPI_Datatype dt);
-/* A fetching no-op on t's word, ordered after this PE's earlier atomics on it: its
- * request completing means they were applied at the target. */
-int shmemi_mpi_order_probe(const shmemi_target_t *t, void *result, MPI_Datatype dt,
-                           MPI_Request *req);
+                    const void *cond, void *result, MPI_Datatype dt, int probe);
 
 /* ---- node transport ---- */
 enum { SHMEMI_AMO_ACC, SHMEMI_AMO_FOP, SHMEMI_AMO_CAS };
