@@ -381,7 +381,38 @@ TEST(OneSided, FetchingNbiAtomicsInQuietLockstep)
     shmem_free(done);
 }
 
-// 7. shmem_ptr reaches every PE of SHMEM_TEAM_SHARED, heap and globals, and nobody else.
+// 7. The retry loop that livelocked: every PE swaps its number into a word on every PE,
+// quiets, and repeats until it has fetched n values of its own parity. Two PEs of
+// different parity whose swaps strictly alternate never finish; the back-off in quiet's
+// wait (shmemi_amo_quiet) lets them drift apart. Fails after kDeadline instead of hanging.
+TEST(OneSided, SwapUntilOwnParity)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    long *word = static_cast<long *>(shmem_malloc(sizeof(long)));
+    *word = me;
+    std::vector<long> got(n, -1);
+    shmem_barrier_all();
+    double t0 = now();
+    int hits = 0;
+    while (hits < n && now() - t0 < kDeadline) {
+        for (int pe = 0; pe < n; pe++)
+            shmem_long_atomic_swap_nbi(&got[pe], word, me, pe);
+        shmem_quiet();
+        for (int pe = 0; pe < n; pe++) {
+            ASSERT_GE(got[pe], 0);
+            ASSERT_LT(got[pe], n);
+            hits += got[pe] % 2 == me % 2;
+        }
+    }
+    EXPECT_GE(hits, n) << "still swapping in step after " << kDeadline << " s";
+    shmem_barrier_all();
+    EXPECT_GE(*word, 0);
+    EXPECT_LT(*word, n);
+    shmem_barrier_all();
+    shmem_free(word);
+}
+
+// 8. shmem_ptr reaches every PE of SHMEM_TEAM_SHARED, heap and globals, and nobody else.
 TEST(OneSided, PtrCoversTheNode)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();
@@ -422,7 +453,7 @@ TEST(OneSided, PtrCoversTheNode)
     shmem_barrier_all();
 }
 
-// 8. Queue PUT and GET bursts to a target spinning on its own memory.
+// 9. Queue PUT and GET bursts to a target spinning on its own memory.
 TEST(OneSided, QueuePutsToSpinningTarget)
 {
     REQUIRE_PES(2);

@@ -10,7 +10,10 @@ test_test_amo_LDADD = $(TEST_LIBS)
 test_test_amo_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
-noinst_PROGRAMS += bench/amo_rate
+noinst_PROGRAMS += bench/amo_rate bench/amo_lockstep
 bench_amo_rate_SOURCES = bench/amo_rate.c
 bench_amo_rate_LDADD = $(SHMEMQ_LIBS)
 bench_amo_rate_LDFLAGS = $(NOINSTALL_FLAGS)
+bench_amo_lockstep_SOURCES = bench/amo_lockstep.c
+bench_amo_lockstep_LDADD = $(SHMEMQ_LIBS)
+bench_amo_lockstep_LDFLAGS = $(NOINSTALL_FLAGS)
