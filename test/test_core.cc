@@ -336,6 +336,62 @@ TEST(Rma, SizedAndMem)
     shmem_free(buf);
 }
 
+// Every size the node copy treats specially (1-3, 4-7, 8-16, 17-32, 33-64, memmove above)
+// at odd offsets, through the inline path (shmem_putmem/getmem) and the library's
+// (shmem_ctx_putmem/getmem), and overlapping puts to this PE, which must act as memmove.
+TEST(Rma, EverySmallSizeAndOverlap)
+{
+    const int me = shmem_my_pe(), right = right_neighbor(), left = left_neighbor();
+    const int kMax = 130, kSlot = 160;
+    uint8_t *buf = (uint8_t *)shmem_calloc((size_t)kSlot * (kMax + 1) * 2, 1);
+    uint8_t src[kMax], got[kMax + 1];
+    for (int n = 1; n <= kMax; n++) {
+        for (int i = 0; i < n; i++)
+            src[i] = (uint8_t)(me * 31 + n + i);
+        uint8_t *d = buf + (size_t)kSlot * n + n % 7;
+        shmem_putmem(d, src, (size_t)n, right);
+        shmem_ctx_putmem(SHMEM_CTX_DEFAULT, d + (size_t)kSlot * (kMax + 1), src, (size_t)n, right);
+    }
+    shmem_barrier_all();
+    for (int n = 1; n <= kMax; n++) {
+        for (int half = 0; half < 2; half++) {
+            const uint8_t *d = buf + (size_t)kSlot * n + n % 7 + (size_t)half * kSlot * (kMax + 1);
+            for (int i = 0; i < n; i++)
+                ASSERT_EQ(d[i], (uint8_t)(left * 31 + n + i)) << "size " << n << " byte " << i;
+            ASSERT_EQ(d[n], 0) << "size " << n << " wrote past the end";
+            ASSERT_EQ(d[-1], 0) << "size " << n << " wrote before the start";
+        }
+        const uint8_t *r = buf + (size_t)kSlot * n + n % 7;
+        memset(got, 0xee, sizeof got);
+        if (n % 2)
+            shmem_getmem(got, r, (size_t)n, right);
+        else
+            shmem_ctx_getmem(SHMEM_CTX_DEFAULT, got, r, (size_t)n, right);
+        for (int i = 0; i < n; i++)
+            ASSERT_EQ(got[i], (uint8_t)(me * 31 + n + i)) << "get size " << n;
+        ASSERT_EQ(got[n], 0xee) << "get size " << n << " wrote past the end";
+    }
+    shmem_barrier_all();
+    // overlapping put to this PE, both directions, against memmove on a private copy
+    uint8_t *o = buf;
+    std::vector<uint8_t> want(kSlot);
+    for (int n = 1; n <= kMax - 10; n += 3) {
+        for (int shift = -9; shift <= 9; shift += 6) {
+            for (int i = 0; i < kSlot; i++)
+                o[i] = want[i] = (uint8_t)(i * 7 + n);
+            memmove(&want[10 + shift], &want[10], (size_t)n);
+            if (n % 2)
+                shmem_putmem(o + 10 + shift, o + 10, (size_t)n, me);
+            else
+                shmem_ctx_putmem(SHMEM_CTX_DEFAULT, o + 10 + shift, o + 10, (size_t)n, me);
+            for (int i = 0; i < kSlot; i++)
+                ASSERT_EQ(o[i], want[i]) << "overlap size " << n << " shift " << shift << " at " << i;
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(buf);
+}
+
 TEST(Rma, LargeTransfer)
 {
     const size_t n = (size_t)8 << 20;

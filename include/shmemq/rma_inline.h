@@ -47,15 +47,31 @@ static inline char *shmemq_node_addr(const void *addr, size_t n, int pe)
     return h[pe] + off;
 }
 
-/* memmove for the node copies: blocks of up to 16 bytes are copied right here (all
+/* memmove for the node copies: blocks of up to 64 bytes are copied right here (all
  * loads before all stores, so overlap is fine), which saves the call and memmove's size
  * dispatch, the larger part of a small put's cost (bench/node_copy). n > 0. */
 static inline void shmemq_node_copy(void *dest, const void *src, size_t n)
 {
     unsigned char *d = (unsigned char *)dest;
     const unsigned char *s = (const unsigned char *)src;
-    if (n > 16) {
+    if (n > 64) {
         memmove(d, s, n);
+    } else if (n > 32) { /* four 16-byte blocks, the middle two overlapping as needed */
+        struct b16 { unsigned char x[16]; } a, b, c, e;
+        memcpy(&a, s, 16);
+        memcpy(&b, s + 16, 16);
+        memcpy(&c, s + n - 32, 16);
+        memcpy(&e, s + n - 16, 16);
+        memcpy(d, &a, 16);
+        memcpy(d + 16, &b, 16);
+        memcpy(d + n - 32, &c, 16);
+        memcpy(d + n - 16, &e, 16);
+    } else if (n > 16) {
+        struct b16 { unsigned char x[16]; } a, b;
+        memcpy(&a, s, 16);
+        memcpy(&b, s + n - 16, 16);
+        memcpy(d, &a, 16);
+        memcpy(d + n - 16, &b, 16);
     } else if (n >= 8) {
         uint64_t a, b;
         memcpy(&a, s, 8);

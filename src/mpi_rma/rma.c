@@ -4,7 +4,8 @@
  * Blocking put = MPI_Put + MPI_Win_flush_local (source reusable, as OpenSHMEM asks);
  * blocking get = MPI_Get + MPI_Win_flush; _nbi forms complete at quiet
  * (MPI_Win_flush_all). Transfers to the calling PE and to node peers are plain memory
- * copies (the node transport, xport.h): complete on return, no target CPU needed.
+ * copies (the node transport, xport.h; shmemq_node_copy, as the inline path): complete on
+ * return, no target CPU needed.
  * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
 #include "shmemi_p2p.h"
 
@@ -20,8 +21,8 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         shmemi_bad_arg(routine, "NULL source with %zu bytes", nbytes);
         return;
     }
-    if (shmemi_xp_node_bytes(&t)) { /* this PE or a node peer: a copy */
-        memmove(t.local, src, nbytes);
+    if (shmemi_xp_node_bytes(&t)) { /* this PE or a node peer: a copy (rma_inline.h) */
+        shmemq_node_copy(t.local, src, nbytes);
         return;
     }
     /* 1.6 batch session: small puts go to the context's queue */
@@ -49,7 +50,7 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
     if (shmemi_xp_node_bytes(&t)) {
-        memmove(dest, t.local, nbytes);
+        shmemq_node_copy(dest, t.local, nbytes);
         return;
     }
     shmemi_mpi_get(routine, &t, dest, nbytes);
