@@ -372,7 +372,9 @@ TEST(Rma, EverySmallSizeAndOverlap)
         ASSERT_EQ(got[n], 0xee) << "get size " << n << " wrote past the end";
     }
     shmem_barrier_all();
-    // overlapping put to this PE, both directions, against memmove on a private copy
+    // Overlapping put to this PE, both directions, against memmove on a private copy. A
+    // put to oneself is always a memory copy (node.c), never MPI_Put, which forbids
+    // overlap (MPICH 4.2.1 asserted when SHMEMQ_NODE_PES=1 had sent it there).
     uint8_t *o = buf;
     std::vector<uint8_t> want(kSlot);
     for (int n = 1; n <= kMax - 10; n += 3) {

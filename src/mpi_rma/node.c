@@ -170,8 +170,13 @@ void shmemi_node_heap_done(void)
             shmemi.node_base[0][pe] = peer_heap_raw[pe] + shmemi.heap_adj[pe];
     ok = shmemi.node_base[0][shmemi.my_pe] == shmemi.heap_base;
     shmemi.node_heap_ok = all_agree(ok);
-    if (!shmemi.node_heap_ok)
+    if (!shmemi.node_heap_ok) {
         memset(shmemi.node_base[0], 0, sizeof(char *) * (size_t)shmemi.n_pes);
+        /* This PE's own heap is its memory whatever MPI said of the peers': puts and gets
+         * to itself stay copies (MPI_Put may not even overlap origin and target; MPICH
+         * 4.2.1 with SHMEMQ_NODE_PES=1 lands here and asserted on such a self-put). */
+        shmemi.node_base[0][shmemi.my_pe] = shmemi.heap_base;
+    }
 }
 
 /* pid and a clock reading: unique among live processes even across pid namespaces
