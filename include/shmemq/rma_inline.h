@@ -54,10 +54,13 @@ static inline void shmemq_node_copy(void *dest, const void *src, size_t n)
 {
     unsigned char *d = (unsigned char *)dest;
     const unsigned char *s = (const unsigned char *)src;
+    struct shmemq_b16 {
+        unsigned char x[16];
+    };
     if (n > 64) {
         memmove(d, s, n);
     } else if (n > 32) { /* four 16-byte blocks, the middle two overlapping as needed */
-        struct b16 { unsigned char x[16]; } a, b, c, e;
+        struct shmemq_b16 a, b, c, e;
         memcpy(&a, s, 16);
         memcpy(&b, s + 16, 16);
         memcpy(&c, s + n - 32, 16);
@@ -67,7 +70,7 @@ static inline void shmemq_node_copy(void *dest, const void *src, size_t n)
         memcpy(d + n - 32, &c, 16);
         memcpy(d + n - 16, &e, 16);
     } else if (n > 16) {
-        struct b16 { unsigned char x[16]; } a, b;
+        struct shmemq_b16 a, b;
         memcpy(&a, s, 16);
         memcpy(&b, s + n - 16, 16);
         memcpy(d, &a, 16);

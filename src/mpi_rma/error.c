@@ -64,13 +64,18 @@ void shmemi_fatal(const char *routine, const char *fmt, ...)
     abort_job(1);
 }
 
+const char *shmemi_mpi_strerror(int rc, char buf[MPI_MAX_ERROR_STRING])
+{
+    int len = 0;
+    if (MPI_Error_string(rc, buf, &len) != MPI_SUCCESS)
+        snprintf(buf, MPI_MAX_ERROR_STRING, "MPI error %d", rc);
+    return buf;
+}
+
 void shmemi_mpi_fail(const char *routine, const char *mpi_call, int mpi_rc)
 {
     char err[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(mpi_rc, err, &len) != MPI_SUCCESS)
-        snprintf(err, sizeof err, "MPI error %d", mpi_rc);
-    shmemi_fatal(routine, "%s failed: %s", mpi_call, err);
+    shmemi_fatal(routine, "%s failed: %s", mpi_call, shmemi_mpi_strerror(mpi_rc, err));
 }
 
 /* Shared slow path of shmemi_target: say exactly what is wrong. */

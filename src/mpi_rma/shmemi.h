@@ -113,6 +113,8 @@ void shmemi_fatal(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3), noreturn));
 /* A failed MPI call inside a routine that cannot return an error. */
 void shmemi_mpi_fail(const char *routine, const char *mpi_call, int mpi_rc);
+/* MPI's text for error code rc in buf (or "MPI error <rc>" if MPI has none); returns buf. */
+const char *shmemi_mpi_strerror(int rc, char buf[MPI_MAX_ERROR_STRING]);
 
 #define SHMEMI_MPI_CHECK(routine, call)                            \
     do {                                                           \

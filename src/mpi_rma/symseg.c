@@ -92,12 +92,11 @@ int shmemi_symseg_init(void)
     }
     if (rc != MPI_SUCCESS) {
         char err[MPI_MAX_ERROR_STRING];
-        int len = 0;
-        MPI_Error_string(rc, err, &len);
         fprintf(stderr,
                 "[shmemq PE %d] shmem_init: MPI_Win_create over the data segment "
                 "(%p, %zu bytes) failed: %s\n",
-                shmemi.my_pe, (void *)shmemi.data_base, shmemi.data_size, err);
+                shmemi.my_pe, (void *)shmemi.data_base, shmemi.data_size,
+                shmemi_mpi_strerror(rc, err));
         return -1;
     }
     MPI_Win_set_errhandler(shmemi.data_win, MPI_ERRORS_RETURN);

@@ -5,10 +5,7 @@
 int shmemi_queue_mpi_err(const char *routine, const char *call, int rc)
 {
     char err[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(rc, err, &len) != MPI_SUCCESS)
-        snprintf(err, sizeof err, "MPI error %d", rc);
-    shmemi_debug(routine, "%s failed: %s", call, err);
+    shmemi_debug(routine, "%s failed: %s", call, shmemi_mpi_strerror(rc, err));
     return SHMEM_QUEUE_ERR_MPI;
 }
 
