@@ -44,7 +44,8 @@ static inline char *shmemi_xp_node_base(int region, int pe)
 void shmemi_mpi_put(const char *routine, const shmemi_target_t *t, const void *src, size_t n);
 void shmemi_mpi_get(const char *routine, const shmemi_target_t *t, void *dest, size_t n);
 /* Blocking atomics on one 4- or 8-byte word of type dt: result valid, update done on
- * return; they wait with progress and back-off, never inside MPI (xport_mpi.c). */
+ * return. fetch_op waits on its request with progress and back-off; cas, which MPI gives
+ * no request, waits in the flush unless probe (xport_mpi.c). */
 void shmemi_mpi_fetch_op(const char *routine, const shmemi_target_t *t, const void *value,
                          void *result, MPI_Datatype dt, MPI_Op op);
 /* probe: wait for an ordered fetching no-op with back-off before the flush (see there) */
