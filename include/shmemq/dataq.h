@@ -28,8 +28,8 @@ extern "C" {
  * (every access takes the queue's lock: the inline paths call the library). Change
  * both values whenever struct shmemq_dataq_hot changes: a program compiled against
  * the old layout then finds no match and calls the library for everything. */
-#define SHMEMQ_DATAQ_LIVE 0x44415451u        /* 'DATQ' */
-#define SHMEMQ_DATAQ_LIVE_SHARED 0x44415453u /* 'DATS' */
+#define SHMEMQ_DATAQ_LIVE 0x44415432u        /* 'DAT2' */
+#define SHMEMQ_DATAQ_LIVE_SHARED 0x44415332u /* 'DAS2' */
 
 struct shmemq_dataq_hot {
     uint32_t magic;     /* SHMEMQ_DATAQ_LIVE(_SHARED) while live; MUST stay first */
@@ -39,8 +39,8 @@ struct shmemq_dataq_hot {
     size_t elem;        /* bytes per element */
     size_t room;        /* bytes per peer, outgoing and incoming; a multiple of elem */
     size_t room_elems;  /* room / elem */
-    char *out;          /* out + p*room: out_len[p] bytes pushed for team PE p */
-    char *in;           /* in + p*room + in_head[p]: in_len[p] bytes arrived from p */
+    char **out_at;      /* out_at[p]: out_len[p] bytes pushed for team PE p */
+    char **in_at;       /* in_at[p] + in_head[p]: in_len[p] bytes arrived from p */
     size_t *out_len;
     size_t *in_head;
     size_t *in_len;
@@ -84,7 +84,7 @@ static inline int shmemq_dataq_push_inline(shmem_queue_t queue, const void *src,
                          nelems - 1 < h->room_elems && src != NULL)) {
         size_t bytes = nelems * h->elem, len = h->out_len[pe];
         if (SHMEMQ_DQ_LIKELY(bytes <= h->room - len)) {
-            shmemq_dataq_copy(h->out + (size_t)pe * h->room + len, src, bytes);
+            shmemq_dataq_copy(h->out_at[pe] + len, src, bytes);
             h->out_len[pe] = len + bytes;
             return 0;
         }
@@ -107,7 +107,7 @@ static inline int shmemq_dataq_pop_inline(shmem_queue_t queue, void *dest, size_
             size_t bytes = nelems * h->elem, len = h->in_len[p];
             if (SHMEMQ_DQ_LIKELY(bytes <= len)) {
                 size_t head = h->in_head[p];
-                shmemq_dataq_copy(dest, h->in + (size_t)p * h->room + head, bytes);
+                shmemq_dataq_copy(dest, h->in_at[p] + head, bytes);
                 h->in_len[p] = len - bytes;
                 /* back to the front when drained, unless an exchange lands behind */
                 h->in_head[p] = (len == bytes && h->phase == 0) ? 0 : head + bytes;

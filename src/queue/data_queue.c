@@ -173,7 +173,7 @@ static int flush_start(struct shmemi_dataq *q, int bg)
 {
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
-        char *base = q->h.in + (size_t)p * q->h.room;
+        char *base = q->h.in_at[p];
         if (q->h.in_head[p]) {
             memmove(base, base + q->h.in_head[p], q->h.in_len[p]);
             q->h.in_head[p] = 0;
@@ -181,6 +181,9 @@ static int flush_start(struct shmemi_dataq *q, int bg)
         q->xmine[2 * p] = q->h.out_len[p];
         q->xmine[2 * p + 1] = q->h.room - q->h.in_len[p];
     }
+    /* Nothing waits in the own incoming room, and nothing can arrive in it but this
+     * flush's own data: the rooms can trade places at the end (flush_self). */
+    q->self_swap = q->h.in_len[q->me] == 0;
     /* under the lock: a concurrent pop must see the flush in flight (see take()) */
     q->h.phase = SHMEMI_DATAQ_COUNTS;
     dq_unlock(q);
@@ -208,7 +211,7 @@ static int start_round(struct shmemi_dataq *q)
     size_t off = (size_t)q->round * q->chunk;
     for (int p = 0; p < n; p++) {
         for (int dir = 0; dir < 2; dir++) {
-            size_t amount = dir == 0 ? q->send[p] : q->recv[p];
+            size_t amount = p == q->me ? 0 : dir == 0 ? q->send[p] : q->recv[p];
             size_t len = amount > off ? amount - off : 0;
             if (len > q->chunk)
                 len = q->chunk;
@@ -227,7 +230,7 @@ static int start_round(struct shmemi_dataq *q)
             cnt[i] = 1;
         }
     }
-    int rc = MPI_Ialltoallw(q->h.out, cnt, dsp, ty, q->h.in, cnt + n, dsp + n, ty + n, q->comm,
+    int rc = MPI_Ialltoallw(q->buf_out, cnt, dsp, ty, q->buf_in, cnt + n, dsp + n, ty + n, q->comm,
                             &q->req[0]);
     q->nreq = 1;
     q->stats.bursts++;
@@ -250,12 +253,13 @@ static int start_payload(struct shmemi_dataq *q)
     if (q->xfer == SHMEMI_DATAQ_XFER_V) {
         int *v = (int *)q->vbuf;
         for (int p = 0; p < n; p++) {
-            v[p] = (int)q->send[p];
+            int other = p != q->me; /* the own rooms are flush_self's */
+            v[p] = other ? (int)q->send[p] : 0;
             v[n + p] = (int)((size_t)p * q->h.room);
-            v[2 * n + p] = (int)q->recv[p];
-            v[3 * n + p] = (int)((size_t)p * q->h.room + q->rdisp[p]);
+            v[2 * n + p] = other ? (int)q->recv[p] : 0;
+            v[3 * n + p] = other ? (int)((size_t)p * q->h.room + q->rdisp[p]) : 0;
         }
-        rc = MPI_Ialltoallv(q->h.out, v, v + n, MPI_BYTE, q->h.in, v + 2 * n, v + 3 * n, MPI_BYTE,
+        rc = MPI_Ialltoallv(q->buf_out, v, v + n, MPI_BYTE, q->buf_in, v + 2 * n, v + 3 * n, MPI_BYTE,
                             q->comm, &q->req[1]);
         return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
     }
@@ -263,17 +267,47 @@ static int start_payload(struct shmemi_dataq *q)
     MPI_Count *c = (MPI_Count *)q->vbuf;
     MPI_Aint *d = (MPI_Aint *)(void *)(c + 2 * n);
     for (int p = 0; p < n; p++) {
-        c[p] = (MPI_Count)q->send[p];
-        c[n + p] = (MPI_Count)q->recv[p];
+        int other = p != q->me; /* the own rooms are flush_self's */
+        c[p] = other ? (MPI_Count)q->send[p] : 0;
+        c[n + p] = other ? (MPI_Count)q->recv[p] : 0;
         d[p] = (MPI_Aint)((size_t)p * q->h.room);
-        d[n + p] = (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p]);
+        d[n + p] = other ? (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p]) : 0;
     }
-    rc = MPI_Ialltoallv_c(q->h.out, c, d, MPI_BYTE, q->h.in, c + n, d + n, MPI_BYTE, q->comm,
+    rc = MPI_Ialltoallv_c(q->buf_out, c, d, MPI_BYTE, q->buf_in, c + n, d + n, MPI_BYTE, q->comm,
                           &q->req[1]);
     return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
 #else
     return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
 #endif
+}
+
+/* The PE's own share of a flush, which MPI does not move (a self-copy inside
+ * MPI_Alltoallv cost as much as the exchange with a peer: bench/README.md). Swap: the
+ * incoming room was empty at the start, so the outgoing room becomes the incoming one
+ * whole, pushes made since the start included (they fit: the room is the same size and
+ * per-source order holds). Otherwise copy what the agreed send[me] allows, as MPI would. */
+static void flush_self(struct shmemi_dataq *q)
+{
+    int me = q->me;
+    struct shmemq_dataq_hot *h = &q->h;
+    if (q->self_swap) {
+        char *t = h->in_at[me];
+        h->in_at[me] = h->out_at[me];
+        h->out_at[me] = t;
+        h->in_head[me] = 0;
+        h->in_len[me] = h->out_len[me];
+        q->stats.bytes += h->out_len[me];
+        h->out_len[me] = 0;
+        return;
+    }
+    size_t s = q->send[me]; /* == recv[me]: both are min(own outgoing, own free room) */
+    if (s) {
+        memcpy(h->in_at[me] + q->rdisp[me], h->out_at[me], s);
+        memmove(h->out_at[me], h->out_at[me] + s, h->out_len[me] - s);
+        h->out_len[me] -= s;
+        h->in_len[me] += s;
+        q->stats.bytes += s;
+    }
 }
 
 /* Apply a completed exchange: drop what was sent (keep the rest in order at the
@@ -282,9 +316,13 @@ static void flush_finish(struct shmemi_dataq *q)
 {
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
+        if (p == q->me) {
+            flush_self(q);
+            continue;
+        }
         size_t s = q->send[p];
         if (s) {
-            char *base = q->h.out + (size_t)p * q->h.room;
+            char *base = q->h.out_at[p];
             memmove(base, base + s, q->h.out_len[p] - s);
             q->h.out_len[p] -= s;
             q->stats.bytes += s;
@@ -313,6 +351,8 @@ static int flush_advance(struct shmemi_dataq *q)
             q->rdisp[p] = q->h.room - (size_t)mine_free; /* incoming was compacted at start */
             if (q->send[p] < mine_out || q->recv[p] < peer_out)
                 overflow = 1;
+            if (p == q->me) /* not moved by MPI */
+                continue;
             if (q->send[p] > maxb)
                 maxb = q->send[p];
             if (q->recv[p] > maxb)
@@ -432,8 +472,9 @@ static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_dq_buf_give(q->h.out, bufbytes);
-    shmemi_dq_buf_give(q->h.in, bufbytes);
+    shmemi_dq_buf_give(q->buf_out, bufbytes);
+    shmemi_dq_buf_give(q->buf_in, bufbytes);
+    free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
     free(q->vbuf);
@@ -512,8 +553,10 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         size_t n = (size_t)npes;
         q = calloc(1, sizeof *q);
         if (q) {
-            q->h.out = shmemi_dq_buf_take(n * room);
-            q->h.in = shmemi_dq_buf_take(n * room);
+            q->buf_out = shmemi_dq_buf_take(n * room);
+            q->buf_in = shmemi_dq_buf_take(n * room);
+            q->h.out_at = calloc(n, sizeof(char *));
+            q->h.in_at = calloc(n, sizeof(char *));
             q->h.out_len = calloc(n, sizeof(size_t));
             q->h.in_head = calloc(n, sizeof(size_t));
             q->h.in_len = calloc(n, sizeof(size_t));
@@ -527,7 +570,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
             size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
             q->vbuf = calloc(1, vb > vc ? vb : vc);
         }
-        if (!q || !q->h.out || !q->h.in || !q->h.out_len || !q->h.in_head || !q->h.in_len || !q->send ||
+        if (!q || !q->buf_out || !q->buf_in || !q->h.out_at || !q->h.in_at || !q->h.out_len || !q->h.in_head || !q->h.in_len || !q->send ||
             !q->recv || !q->rdisp || !q->xmine || !q->xpeer || !q->vbuf) {
             shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, room);
             local = SHMEM_QUEUE_ERR_NOMEM;
@@ -610,6 +653,10 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     q->h.elem = elem;
     q->h.room = room;
     q->h.room_elems = room / elem;
+    for (int p = 0; p < npes; p++) {
+        q->h.out_at[p] = q->buf_out + (size_t)p * room;
+        q->h.in_at[p] = q->buf_in + (size_t)p * room;
+    }
     q->h.any_from = 0;
     q->xfer = xfer;
     q->chunk = chunk;
@@ -653,7 +700,7 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
         dq_unlock(q);
         return SHMEM_QUEUE_ERR_FULL;
     }
-    memcpy(q->h.out + (size_t)pe * q->h.room + len, src, bytes);
+    memcpy(q->h.out_at[pe] + len, src, bytes);
     q->h.out_len[pe] = len + bytes;
     dq_unlock(q);
     return 0;
@@ -663,7 +710,7 @@ SHMEMI_PROFILE(shmem_queue_data_push)
 /* Take bytes from source p (caller holds the lock and checked availability). */
 static inline void take(struct shmemi_dataq *q, int p, char *dest, size_t bytes)
 {
-    memcpy(dest, q->h.in + (size_t)p * q->h.room + q->h.in_head[p], bytes);
+    memcpy(dest, q->h.in_at[p] + q->h.in_head[p], bytes);
     q->h.in_len[p] -= bytes;
     /* Reset to the front when empty, unless an exchange is landing behind the data. */
     if (q->h.in_len[p] == 0 && q->h.phase == SHMEMI_DATAQ_IDLE)

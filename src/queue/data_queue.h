@@ -9,8 +9,12 @@
  * uint32 of the handle says so (shmemi_is_dataq).
  *
  * Layout (docs/data_queues.md): per peer `room` bytes of outgoing and `room` bytes of
- * incoming space, each kind one contiguous peer-major array, so one MPI_Alltoallv
- * moves bytes straight from `out` into `in`.
+ * incoming space, each kind one contiguous peer-major array (buf_out, buf_in), so one
+ * MPI_Alltoallv moves bytes straight from one into the other. The PE's own pair of
+ * rooms is the exception: MPI never moves it. When its incoming room is empty at a
+ * flush the two rooms trade places (h.out_at[me] and h.in_at[me] swap, nothing is
+ * copied), else the flush copies what fits itself. So either of the PE's own rooms
+ * may lie in either array; the peers' rooms stay at buf + p*room.
  */
 #ifndef SHMEMI_DATA_QUEUE_H
 #define SHMEMI_DATA_QUEUE_H
@@ -54,6 +58,7 @@ struct shmemi_dataq {
     int me;
     int xfer;    /* enum shmemi_dataq_xfer resolved at create */
     size_t chunk; /* rounds mode: most bytes one pair moves in one round */
+    char *buf_out, *buf_in; /* the two arrays of rooms (see the layout above) */
 
     /* the flush in flight (background or blocking); h.phase says which step */
     int bg;                  /* started by shmem_queue_data_progress */
@@ -62,7 +67,8 @@ struct shmemi_dataq {
     uint64_t *xpeer;         /* 2*npes: the same, from each peer about me */
     uint64_t agree_in[2], agree_out[2]; /* {overflow, rounds} */
     size_t *send, *recv;     /* bytes of this flush per peer */
-    size_t *rdisp;           /* byte offset in in + p*room where this flush lands */
+    size_t *rdisp;           /* byte offset in in_at[p] where this flush lands */
+    int self_swap;           /* this flush hands the own outgoing room over whole */
     void *vbuf;              /* count/displacement arrays for the MPI call */
     uint64_t round, nrounds;
     MPI_Request req[2];
