@@ -11,9 +11,11 @@
  * and reports as usual; results are the same either way (a node copy is complete on
  * return, which both blocking and _nbi forms allow).
  *
- * The protocol with the library is shmemq_node_fast below: `node_heap` is NULL before
+ * The protocol with the library is shmemq_node_fast_v2 below: `node_heap` is NULL before
  * shmem_init, after shmem_finalize and while the default context has a 1.6 session
- * (whose queue a get must see first). Changing the layout changes the library's ABI.
+ * (whose queue a get must see first). Changing the layout changes the library's ABI,
+ * and the variable's name with it (now _v2): a program built against another layout
+ * then fails to load instead of reading the wrong fields.
  * Define SHMEMQ_NO_INLINE before including shmem.h to get plain calls everywhere.
  */
 #ifndef SHMEMQ_RMA_INLINE_H
@@ -27,18 +29,30 @@
 extern "C" {
 #endif
 
+/* The fields sit in the last 64 bytes of a 4 KiB-aligned object, and the library puts
+ * the node_heap array at the end of a page too. Why: x86 cores compare only bits 0-11
+ * of a load's address with the pending stores', so a load of these fields right after
+ * a put whose destination covers the same page offsets waits for those stores (4K
+ * aliasing). Puts mostly start at low page offsets (page-aligned allocations); with the
+ * fields high in the page a 512-byte node put went from 1.1-1.6x a memcpy to 1.0x in
+ * most runs (bench/node_copy, bench/README.md). */
 typedef struct shmemq_node_fast {
+    unsigned char reserved_[4096 - 64]; /* keeps the fields off the low page offsets */
     char *const *node_heap; /* per PE: its heap mapped here, or NULL; NULL: path off */
     uintptr_t heap_base;
     size_t heap_size;
     int n_pes;
 } shmemq_node_fast_t;
-extern shmemq_node_fast_t shmemq_node_fast;
+#if defined(__GNUC__)
+extern shmemq_node_fast_t shmemq_node_fast_v2 __attribute__((aligned(4096)));
+#else
+extern shmemq_node_fast_t shmemq_node_fast_v2;
+#endif
 
 /* The remote range [addr, addr+n) of PE pe as mapped here, or NULL. */
 static inline char *shmemq_node_addr(const void *addr, size_t n, int pe)
 {
-    const shmemq_node_fast_t *f = &shmemq_node_fast;
+    const shmemq_node_fast_t *f = &shmemq_node_fast_v2;
     char *const *h = f->node_heap;
     uintptr_t off = (uintptr_t)addr - f->heap_base;
     if (h == NULL || (unsigned)pe >= (unsigned)f->n_pes || off >= f->heap_size ||

@@ -25,7 +25,11 @@
 #include <time.h>
 #include <unistd.h>
 
-shmemq_node_fast_t shmemq_node_fast; /* the inline put/get's view (rma_inline.h) */
+/* the inline put/get's view (rma_inline.h: why it fills a page and is page-aligned) */
+_Alignas(4096) shmemq_node_fast_t shmemq_node_fast_v2;
+_Static_assert(offsetof(shmemq_node_fast_t, node_heap) == 4096 - 64,
+               "the inline fields must stay in the last 64 bytes of the page");
+static void *node_base_mem[2]; /* the allocations behind shmemi.node_base[] */
 
 static char **peer_heap_raw;  /* per world PE: its heap window memory mapped here */
 static const char *heap_how = "none";
@@ -65,9 +69,15 @@ int shmemi_node_comm_init(void)
     MPI_Comm_size(shmemi.node_comm, &shmemi.node_size);
     shmemi.heap_shwin = MPI_WIN_NULL;
     for (int r = 0; r < 2; r++) {
-        shmemi.node_base[r] = calloc((size_t)shmemi.n_pes, sizeof(char *));
-        if (!shmemi.node_base[r])
+        /* the array ends where a page ends: the inline put loads node_base[0][pe] right
+         * after copies (rma_inline.h, 4K aliasing), and puts favour low page offsets */
+        size_t bytes = sizeof(char *) * (size_t)shmemi.n_pes;
+        size_t span = (bytes + 4095) & ~(size_t)4095;
+        node_base_mem[r] = aligned_alloc(4096, span);
+        if (!node_base_mem[r])
             return -1;
+        memset(node_base_mem[r], 0, span);
+        shmemi.node_base[r] = (char **)(void *)((char *)node_base_mem[r] + (span - bytes));
     }
     peer_heap_raw = calloc((size_t)shmemi.n_pes, sizeof(char *));
     return peer_heap_raw ? 0 : -1;
@@ -329,9 +339,9 @@ void shmemi_node_done(void)
         fprintf(stderr, "[shmemq PE %d] shmem_init: the %s of node peers could not be mapped "
                         "(see /dev/shm space); MPI carries those operations\n",
                 shmemi.my_pe, !shmemi.node_heap_ok ? "heaps" : "data segments");
-    shmemq_node_fast.n_pes = shmemi.n_pes;
-    shmemq_node_fast.heap_base = (uintptr_t)shmemi.heap_base;
-    shmemq_node_fast.heap_size = shmemi.heap_size;
+    shmemq_node_fast_v2.n_pes = shmemi.n_pes;
+    shmemq_node_fast_v2.heap_base = (uintptr_t)shmemi.heap_base;
+    shmemq_node_fast_v2.heap_size = shmemi.heap_size;
     shmemi_node_inline(1);
     if (shmemi.debug && shmemi.my_pe == 0) {
         char d[256];
@@ -344,7 +354,7 @@ void shmemi_node_done(void)
 void shmemi_node_inline(int on)
 {
     char *const *h = on && shmemi.node_heap_ok ? shmemi.node_base[0] : NULL;
-    __atomic_store_n(&shmemq_node_fast.node_heap, h, __ATOMIC_RELEASE);
+    __atomic_store_n(&shmemq_node_fast_v2.node_heap, h, __ATOMIC_RELEASE);
 }
 
 void shmemi_node_fini(void)
@@ -361,7 +371,8 @@ void shmemi_node_fini(void)
     if (shmemi.heap_shwin != MPI_WIN_NULL)
         MPI_Win_free(&shmemi.heap_shwin);
     for (int r = 0; r < 2; r++) {
-        free(shmemi.node_base[r]);
+        free(node_base_mem[r]);
+        node_base_mem[r] = NULL;
         shmemi.node_base[r] = NULL;
     }
     free(peer_heap_raw);
