@@ -259,6 +259,114 @@ class CommQueueModes : public ::testing::TestWithParam<int> {
     }
 };
 
+// Bursts of one-element PUTs and GETs of every size (1 to 16 bytes) to every PE, a
+// flush after each size so that each chunk holds records of one length, which the RMA
+// path describes with block datatypes (cq_rma.c); then PUTs of 1-3 elements mixed in one
+// chunk (the general description).
+// Every PE writes slot j of PE p with the same value, so the result is exact.
+TEST_P(CommQueueModes, OneElementPutGetBurstsEverySize)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    const int M = 300;
+    struct Slots {
+        int8_t b[M];
+        int16_t h[M];
+        int32_t w[M];
+        int64_t d[M];
+        long double ld[M];
+        int64_t mixed[3 * M];
+    };
+    Slots *s = static_cast<Slots *>(shmem_calloc(1, sizeof(Slots)));
+    ASSERT_NE(s, nullptr);
+    auto val = [](int p, int j) { return (int64_t)p * 1000003 + j * 7 + 1; };
+    shmem_barrier_all();
+    shmem_queue_t q;
+    shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int k = 0; k < n; k++) {
+        int p = (me + k) % n;
+        for (int j = 0; j < M; j++) {
+            int8_t b = (int8_t)val(p, j);
+            ASSERT_EQ(shmem_int8_queue_comm_push(q, &s->b[j], &b, 1, p, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        for (int j = 0; j < M; j++) {
+            int16_t h = (int16_t)val(p, j);
+            ASSERT_EQ(shmem_int16_queue_comm_push(q, &s->h[j], &h, 1, p, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        for (int j = 0; j < M; j++) {
+            int32_t w = (int32_t)val(p, j);
+            ASSERT_EQ(shmem_int32_queue_comm_push(q, &s->w[j], &w, 1, p, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        for (int j = 0; j < M; j++) {
+            int64_t d = val(p, j);
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &s->d[j], &d, 1, p, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        for (int j = 0; j < M; j++) {
+            long double ld = (long double)val(p, j) / 4;
+            ASSERT_EQ(shmem_longdouble_queue_comm_push(q, &s->ld[j], &ld, 1, p, SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        for (int j = 0; j < 3 * M;) { // runs of 1, 2, 3 elements in one chunk
+            int len = 1 + j % 3 < 3 * M - j ? 1 + j % 3 : 3 * M - j;
+            int64_t v[3];
+            for (int e = 0; e < len; e++)
+                v[e] = val(p, j + e);
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &s->mixed[j], v, (size_t)len, p, SHMEM_OP_PUT), 0);
+            j += len;
+        }
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    shmem_barrier_all();
+    for (int j = 0; j < M; j++) {
+        ASSERT_EQ(s->b[j], (int8_t)val(me, j)) << j;
+        ASSERT_EQ(s->h[j], (int16_t)val(me, j)) << j;
+        ASSERT_EQ(s->w[j], (int32_t)val(me, j)) << j;
+        ASSERT_EQ(s->d[j], val(me, j)) << j;
+        ASSERT_EQ(s->ld[j], (long double)val(me, j) / 4) << j;
+    }
+    for (int j = 0; j < 3 * M; j++)
+        ASSERT_EQ(s->mixed[j], val(me, j)) << j;
+    // GETs of every size from every PE back into private memory
+    std::vector<int8_t> gb(n * M);
+    std::vector<int16_t> gh(n * M);
+    std::vector<int32_t> gw(n * M);
+    std::vector<int64_t> gd(n * M);
+    std::vector<long double> gld(n * M);
+    for (int p = 0; p < n; p++) {
+        for (int j = 0; j < M; j++)
+            ASSERT_EQ(shmem_int8_queue_comm_push(q, &gb[p * M + j], &s->b[j], 1, p, SHMEM_OP_GET), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        for (int j = 0; j < M; j++)
+            ASSERT_EQ(shmem_int16_queue_comm_push(q, &gh[p * M + j], &s->h[j], 1, p, SHMEM_OP_GET), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        for (int j = 0; j < M; j++)
+            ASSERT_EQ(shmem_int32_queue_comm_push(q, &gw[p * M + j], &s->w[j], 1, p, SHMEM_OP_GET), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        for (int j = 0; j < M; j++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &gd[p * M + j], &s->d[j], 1, p, SHMEM_OP_GET), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        for (int j = 0; j < M; j++)
+            ASSERT_EQ(shmem_longdouble_queue_comm_push(q, &gld[p * M + j], &s->ld[j], 1, p, SHMEM_OP_GET), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    for (int p = 0; p < n; p++)
+        for (int j = 0; j < M; j++) {
+            ASSERT_EQ(gb[p * M + j], (int8_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(gh[p * M + j], (int16_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(gw[p * M + j], (int32_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(gd[p * M + j], val(p, j)) << p << " " << j;
+            ASSERT_EQ(gld[p * M + j], (long double)val(p, j) / 4) << p << " " << j;
+        }
+    EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    shmem_free(s);
+}
+
 // What shmem_finalize does with queues still live: shmemi_queue_comm_flush_live
 // completes them (0) or completes and destroys them (1, the finalize case). Adds, a put
 // and a get to the right neighbour, never flushed by the test itself.

@@ -59,10 +59,14 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
         unsigned char *p = data;
         size_t bytes = 0;
+        uint64_t len0 = 0, uneven = 0; /* all records one length, int byte offsets? */
         for (uint32_t i = 0; i < n; i++) {
             uint64_t d, len, x;
             memcpy(&d, p, 8);
             memcpy(&len, p + 8, 8);
+            if (i == 0)
+                len0 = len;
+            uneven |= (len ^ len0) | (uint64_t)(d > (uint64_t)INT_MAX);
             q->lens[i] = (int)len;
             q->tdisp[i] = (MPI_Aint)d;
             bytes += len;
@@ -75,14 +79,36 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
                 p += 24;
             }
         }
-        cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt),
-                    "MPI_Type_create_hindexed");
-        cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot),
-                    "MPI_Type_create_hindexed");
+        if (!uneven) {
+            /* The usual burst, every record one element of one size: block types, as a
+             * hand-written MPI program would use. MPICH ships the target type with
+             * every put/get; indexed_block's int offsets are a third of hindexed's
+             * per-record description, and a PUT's payloads sit at one stride. */
+            int *td = q->lens; /* the lengths are all len0: reuse the array */
+            for (uint32_t i = 0; i < n; i++)
+                td[i] = (int)q->tdisp[i];
+            cq_mpi_note(&st, MPI_Type_create_indexed_block((int)n, (int)len0, td, MPI_BYTE, &tt),
+                        "MPI_Type_create_indexed_block");
+            if (h->slot == CQ_S_PUT)
+                cq_mpi_note(&st, MPI_Type_create_hvector((int)n, (int)len0,
+                                                         (MPI_Aint)(16 + ((len0 + 7) & ~(uint64_t)7)),
+                                                         MPI_BYTE, &ot),
+                            "MPI_Type_create_hvector");
+            else
+                cq_mpi_note(&st, MPI_Type_create_hindexed_block((int)n, (int)len0, q->odisp,
+                                                                MPI_BYTE, &ot),
+                            "MPI_Type_create_hindexed_block");
+        } else {
+            cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->tdisp, MPI_BYTE, &tt),
+                        "MPI_Type_create_hindexed");
+            cq_mpi_note(&st, MPI_Type_create_hindexed((int)n, q->lens, q->odisp, MPI_BYTE, &ot),
+                        "MPI_Type_create_hindexed");
+        }
         cq_mpi_note(&st, MPI_Type_commit(&tt), "MPI_Type_commit");
         cq_mpi_note(&st, MPI_Type_commit(&ot), "MPI_Type_commit");
-        if (h->slot == CQ_S_PUT)
-            cq_mpi_note(&st, MPI_Put(data, 1, ot, pe, tbase, 1, tt, w), "MPI_Put");
+        if (h->slot == CQ_S_PUT) /* the vector starts at the first payload */
+            cq_mpi_note(&st, MPI_Put(uneven ? data : data + 16, 1, ot, pe, tbase, 1, tt, w),
+                        "MPI_Put");
         else
             cq_mpi_note(&st, MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w), "MPI_Get");
         MPI_Type_free(&tt);
