@@ -29,3 +29,8 @@ noinst_PROGRAMS += bench/commq_flush
 bench_commq_flush_SOURCES = bench/commq_flush.c
 bench_commq_flush_LDADD = $(SHMEMQ_LIBS)
 bench_commq_flush_LDFLAGS = $(NOINSTALL_FLAGS)
+# queued ATOMIC_ADD, PUT and GET bursts on the same indices (bench/README.md)
+noinst_PROGRAMS += bench/commq_ops
+bench_commq_ops_SOURCES = bench/commq_ops.c bench/bench_util.h
+bench_commq_ops_LDADD = $(SHMEMQ_LIBS)
+bench_commq_ops_LDFLAGS = $(NOINSTALL_FLAGS)
