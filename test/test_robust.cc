@@ -89,6 +89,67 @@ TEST(RobustInterop, DataSegmentWorksWhenTheProgramInitialisedMpi)
     shmem_barrier_all();
 }
 
+// A program that owns MPI asks for the active-message queue path, then flushes queued
+// adds and puts to PEs that wait for it inside MPI_Barrier, a call of the program's own.
+// AM batches need the target's shmemq progress, which a PE inside MPI_Barrier never runs:
+// so the library takes the RMA path instead (comm_queue.c env_path), whose bursts MPI
+// completes there. Off the node (run-mpi.sh's SHMEMQ_NODE_PES=1 runs) this deadlocked
+// before; on one node the origin applies every burst either way.
+TEST(RobustInterop, QueueAskedForAmStillCompletesIntoAnMpiWait)
+{
+    Deadline d(120);
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const int K = 512, OPS = 100000;
+    long *ctr = static_cast<long *>(shmem_calloc(K, sizeof(long)));
+    long *vals = static_cast<long *>(shmem_calloc(K, sizeof(long)));
+    ASSERT_NE(ctr, nullptr);
+    ASSERT_NE(vals, nullptr);
+    shmem_barrier_all();
+    setenv("SHMEMQ_COMM_PATH", "am", 1);
+    if (me == 0) {
+        shmem_queue_t q;
+        shmem_queue_config_t c = {};
+        c.qtype = SHMEM_QUEUE_COMM;
+        c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
+        c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+        c.op_type = SHMEM_OP_ANY;
+        c.pe_type = SHMEM_PE_ALL;
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        const long one = 1;
+        for (int i = 0; i < OPS; i++) {
+            int pe = n > 1 ? 1 + i % (n - 1) : 0;
+            int rc;
+            while ((rc = shmem_long_queue_comm_push(q, &ctr[i % K], &one, 1, pe,
+                                                    SHMEM_OP_ATOMIC_ADD)) == SHMEM_QUEUE_ERR_FULL)
+                ASSERT_GE(shmem_queue_progress(q), 0);
+            ASSERT_EQ(rc, 0);
+        }
+        for (int pe = 0; pe < n; pe++)
+            for (int i = 0; i < K; i++) {
+                long v = 1000L * pe + i;
+                ASSERT_EQ(shmem_long_queue_comm_push(q, &vals[i], &v, 1, pe, SHMEM_OP_PUT), 0);
+            }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    unsetenv("SHMEMQ_COMM_PATH");
+    MPI_Barrier(MPI_COMM_WORLD); // the others have waited in here all along
+    long want_total = me == 0 && n > 1 ? 0 : (n == 1 ? OPS : 0);
+    if (me > 0) { // adds went round-robin over PEs 1..n-1
+        for (int i = 0; i < OPS; i++)
+            want_total += 1 + i % (n - 1) == me;
+    }
+    long total = 0;
+    for (int i = 0; i < K; i++) {
+        total += ctr[i];
+        EXPECT_EQ(vals[i], 1000L * me + i) << i;
+    }
+    EXPECT_EQ(total, want_total);
+    shmem_barrier_all();
+    shmem_free(ctr);
+    shmem_free(vals);
+}
+
 // ---- one OpenSHMEM lock shared by the threads of every PE ----
 
 long shared_lock;     // the lock word (symmetric, 0 on every PE)

@@ -103,6 +103,11 @@ static void *thread_main(void *arg)
     return NULL;
 }
 
+int shmemi_async_progress_running(void)
+{
+    return pt.running;
+}
+
 int shmemi_async_progress_start(void)
 {
     if (!shmemi_async_progress_wanted() || pt.running)

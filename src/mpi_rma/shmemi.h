@@ -154,6 +154,7 @@ void shmemi_mpit_fini(void); /* right before our MPI_Finalize only (see mpit_cva
 int shmemi_async_progress_wanted(void); /* the variable is set: ask MPI for THREAD_MULTIPLE */
 int shmemi_async_progress_start(void);  /* end of init; a message and no thread if not MULTIPLE */
 void shmemi_async_progress_stop(void);  /* start of finalize */
+int shmemi_async_progress_running(void); /* 1 while the thread runs */
 void shmemi_async_progress_describe(char *buf, size_t n);
 void shmemi_progress_async_tick(void);  /* one poll: MPI progress and the AM receive engine */
 
