@@ -17,7 +17,7 @@ cache="${SHMEMQ_CACHE:-$HOME/.cache/shmemq}"
 root="${SHMEMQ_DEBIAN13_ROOT:-$cache/debian13-root}"
 mirror="${SHMEMQ_DEBIAN_MIRROR:-http://deb.debian.org/debian}"
 pkgs="build-essential,autoconf,automake,libtool,pkg-config,ca-certificates,mpich,libmpich-dev"
-pkgs="$pkgs,openmpi-bin,libopenmpi-dev,libhwloc-dev,googletest,libgtest-dev,cmake,python3"
+pkgs="$pkgs,openmpi-bin,libopenmpi-dev,libhwloc-dev,googletest,libgtest-dev,cmake,python3,gdb"
 
 if ! command -v debootstrap >/dev/null 2>&1; then
   $SUDO apt-get install -y -qq --no-install-recommends debootstrap >/dev/null ||

@@ -8,5 +8,5 @@ $SUDO apt-get update -qq
 $SUDO apt-get install -y -qq --no-install-recommends \
   build-essential autoconf automake libtool pkg-config ca-certificates \
   mpich libmpich-dev openmpi-bin libopenmpi-dev \
-  libhwloc-dev googletest libgtest-dev cmake valgrind >/dev/null
+  libhwloc-dev googletest libgtest-dev cmake valgrind gdb >/dev/null
 echo "dependencies installed"
