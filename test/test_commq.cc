@@ -260,6 +260,25 @@ class CommQueueModes : public ::testing::TestWithParam<int> {
     }
 };
 
+// Typed comm-queue push, as a pointer (the shmem_<T>_queue_comm_push family).
+template <typename T>
+using TypedPush = int (*)(shmem_queue_t, T *, const T *, size_t, int, shmem_op_type_t);
+
+// One-element PUTs (src -> remote[j]) or GETs (remote[j] -> local[j]) of M slots to
+// `pe`, then a flush, so that the chunk holds records of one length only.
+template <typename T>
+void one_size_burst(shmem_queue_t q, TypedPush<T> push, shmem_op_type_t op, T *local,
+                    T *remote, int M, int pe)
+{
+    for (int j = 0; j < M; j++) {
+        if (op == SHMEM_OP_PUT)
+            ASSERT_EQ(push(q, &remote[j], &local[j], 1, pe, op), 0) << j;
+        else
+            ASSERT_EQ(push(q, &local[j], &remote[j], 1, pe, op), 0) << j;
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+}
+
 // Bursts of one-element PUTs and GETs of every size (1 to 16 bytes) to every PE, a
 // flush after each size so that each chunk holds records of one length, which the RMA
 // path describes with block datatypes (cq_rma.c); then PUTs of 1-3 elements mixed in one
@@ -278,45 +297,46 @@ TEST_P(CommQueueModes, OneElementPutGetBurstsEverySize)
         int64_t mixed[3 * M];
     };
     Slots *s = static_cast<Slots *>(shmem_calloc(1, sizeof(Slots)));
-    ASSERT_NE(s, nullptr);
+    // local side: the values for one PE (PUT sources), then the n*M GET results; all
+    // from calloc: a long double's 6 padding bytes travel too and must be defined for
+    // valgrind (a local variable's are not, and would taint the heap for later tests)
+    Slots *src = static_cast<Slots *>(std::calloc(1, sizeof(Slots)));
+    Slots *got = static_cast<Slots *>(std::calloc((size_t)n, sizeof(Slots)));
+    ASSERT_TRUE(s && src && got);
     auto val = [](int p, int j) { return (int64_t)p * 1000003 + j * 7 + 1; };
-    // long double sources from calloc: their 6 padding bytes travel too, and must be
-    // defined for valgrind (a local's are not, and would taint the heap for later tests)
-    std::unique_ptr<long double, void (*)(void *)> ldmem(
-        static_cast<long double *>(std::calloc(M, sizeof(long double))), std::free);
-    long double *ldsrc = ldmem.get();
-    ASSERT_NE(ldsrc, nullptr);
+    auto fill = [&](Slots *x, int p) {
+        for (int j = 0; j < M; j++) {
+            x->b[j] = (int8_t)val(p, j);
+            x->h[j] = (int16_t)val(p, j);
+            x->w[j] = (int32_t)val(p, j);
+            x->d[j] = val(p, j);
+            x->ld[j] = (long double)val(p, j) / 4;
+        }
+    };
+    auto check = [&](const Slots *x, int p) {
+        for (int j = 0; j < M; j++) {
+            ASSERT_EQ(x->b[j], (int8_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(x->h[j], (int16_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(x->w[j], (int32_t)val(p, j)) << p << " " << j;
+            ASSERT_EQ(x->d[j], val(p, j)) << p << " " << j;
+            ASSERT_EQ(x->ld[j], (long double)val(p, j) / 4) << p << " " << j;
+        }
+    };
+    shmem_queue_t q = nullptr;
+    auto every_size = [&](shmem_op_type_t op, Slots *local, int p) {
+        one_size_burst<int8_t>(q, shmem_int8_queue_comm_push, op, local->b, s->b, M, p);
+        one_size_burst<int16_t>(q, shmem_int16_queue_comm_push, op, local->h, s->h, M, p);
+        one_size_burst<int32_t>(q, shmem_int32_queue_comm_push, op, local->w, s->w, M, p);
+        one_size_burst<int64_t>(q, shmem_int64_queue_comm_push, op, local->d, s->d, M, p);
+        one_size_burst<long double>(q, shmem_longdouble_queue_comm_push, op, local->ld, s->ld, M, p);
+    };
     shmem_barrier_all();
-    shmem_queue_t q;
     shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     for (int k = 0; k < n; k++) {
         int p = (me + k) % n;
-        for (int j = 0; j < M; j++) {
-            int8_t b = (int8_t)val(p, j);
-            ASSERT_EQ(shmem_int8_queue_comm_push(q, &s->b[j], &b, 1, p, SHMEM_OP_PUT), 0);
-        }
-        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
-        for (int j = 0; j < M; j++) {
-            int16_t h = (int16_t)val(p, j);
-            ASSERT_EQ(shmem_int16_queue_comm_push(q, &s->h[j], &h, 1, p, SHMEM_OP_PUT), 0);
-        }
-        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
-        for (int j = 0; j < M; j++) {
-            int32_t w = (int32_t)val(p, j);
-            ASSERT_EQ(shmem_int32_queue_comm_push(q, &s->w[j], &w, 1, p, SHMEM_OP_PUT), 0);
-        }
-        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
-        for (int j = 0; j < M; j++) {
-            int64_t d = val(p, j);
-            ASSERT_EQ(shmem_int64_queue_comm_push(q, &s->d[j], &d, 1, p, SHMEM_OP_PUT), 0);
-        }
-        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
-        for (int j = 0; j < M; j++) {
-            ldsrc[j] = (long double)val(p, j) / 4;
-            ASSERT_EQ(shmem_longdouble_queue_comm_push(q, &s->ld[j], &ldsrc[j], 1, p, SHMEM_OP_PUT), 0);
-        }
-        ASSERT_EQ(shmem_queue_local_flush(q), 0); // one record length per chunk
+        fill(src, p);
+        every_size(SHMEM_OP_PUT, src, p);
         for (int j = 0; j < 3 * M;) { // runs of 1, 2, 3 elements in one chunk
             int len = 1 + j % 3 < 3 * M - j ? 1 + j % 3 : 3 * M - j;
             int64_t v[3];
@@ -325,52 +345,21 @@ TEST_P(CommQueueModes, OneElementPutGetBurstsEverySize)
             ASSERT_EQ(shmem_int64_queue_comm_push(q, &s->mixed[j], v, (size_t)len, p, SHMEM_OP_PUT), 0);
             j += len;
         }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
     }
-    ASSERT_EQ(shmem_queue_local_flush(q), 0);
     shmem_barrier_all();
-    for (int j = 0; j < M; j++) {
-        ASSERT_EQ(s->b[j], (int8_t)val(me, j)) << j;
-        ASSERT_EQ(s->h[j], (int16_t)val(me, j)) << j;
-        ASSERT_EQ(s->w[j], (int32_t)val(me, j)) << j;
-        ASSERT_EQ(s->d[j], val(me, j)) << j;
-        ASSERT_EQ(s->ld[j], (long double)val(me, j) / 4) << j;
-    }
+    check(s, me);
     for (int j = 0; j < 3 * M; j++)
         ASSERT_EQ(s->mixed[j], val(me, j)) << j;
     // GETs of every size from every PE back into private memory
-    std::vector<int8_t> gb(n * M);
-    std::vector<int16_t> gh(n * M);
-    std::vector<int32_t> gw(n * M);
-    std::vector<int64_t> gd(n * M);
-    std::vector<long double> gld(n * M);
-    for (int p = 0; p < n; p++) {
-        for (int j = 0; j < M; j++)
-            ASSERT_EQ(shmem_int8_queue_comm_push(q, &gb[p * M + j], &s->b[j], 1, p, SHMEM_OP_GET), 0);
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        for (int j = 0; j < M; j++)
-            ASSERT_EQ(shmem_int16_queue_comm_push(q, &gh[p * M + j], &s->h[j], 1, p, SHMEM_OP_GET), 0);
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        for (int j = 0; j < M; j++)
-            ASSERT_EQ(shmem_int32_queue_comm_push(q, &gw[p * M + j], &s->w[j], 1, p, SHMEM_OP_GET), 0);
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        for (int j = 0; j < M; j++)
-            ASSERT_EQ(shmem_int64_queue_comm_push(q, &gd[p * M + j], &s->d[j], 1, p, SHMEM_OP_GET), 0);
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        for (int j = 0; j < M; j++)
-            ASSERT_EQ(shmem_longdouble_queue_comm_push(q, &gld[p * M + j], &s->ld[j], 1, p, SHMEM_OP_GET), 0);
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-    }
-    ASSERT_EQ(shmem_queue_local_flush(q), 0);
     for (int p = 0; p < n; p++)
-        for (int j = 0; j < M; j++) {
-            ASSERT_EQ(gb[p * M + j], (int8_t)val(p, j)) << p << " " << j;
-            ASSERT_EQ(gh[p * M + j], (int16_t)val(p, j)) << p << " " << j;
-            ASSERT_EQ(gw[p * M + j], (int32_t)val(p, j)) << p << " " << j;
-            ASSERT_EQ(gd[p * M + j], val(p, j)) << p << " " << j;
-            ASSERT_EQ(gld[p * M + j], (long double)val(p, j) / 4) << p << " " << j;
-        }
+        every_size(SHMEM_OP_GET, &got[p], p);
+    for (int p = 0; p < n; p++)
+        check(&got[p], p);
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
+    std::free(src);
+    std::free(got);
     shmem_free(s);
 }
 
