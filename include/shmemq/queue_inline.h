@@ -7,7 +7,8 @@
  * costs several times that. So the typed pushes are also defined here, static inline,
  * for the cases that dominate aggregation codes: one atomic element, the target's
  * buffer has room, and the queue lets pushes skip locks and timers; or one PUT/GET
- * element on the heap of a PE of this node (a copy). Everything else
+ * element on the heap: a copy for a PE of this node, else a record like an atomic's
+ * (for a GET the local address stands in the operand's place). Everything else
  * (errors, full buffers, other PUT/GET, SHARED or timed queues) calls the library function,
  * which checks all over again; results and error codes are the same either way.
  *
@@ -89,21 +90,40 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
           ((f->type_ops[tidx] >> (unsigned)op) & 1u) && (unsigned)pe < (unsigned)f->n_pes &&
           (src != NULL || op == SHMEM_OP_ATOMIC_INC)))
         return 0;
-    if (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) { /* node copies only (see node_heap) */
-        uintptr_t roff = (uintptr_t)(op == SHMEM_OP_GET ? src : dest) - f->heap_base;
-        char *b = f->node_heap != NULL ? f->node_heap[pe] : NULL;
-        if (b == NULL || dest == NULL || roff >= f->heap_span ||
-            (((uintptr_t)dest | roff) & (uintptr_t)(esize - 1)))
+    uintptr_t off;
+    uint32_t key;
+    if (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) { /* heap targets only */
+        off = (uintptr_t)(op == SHMEM_OP_GET ? src : dest) - f->heap_base;
+        if (dest == NULL || off >= f->heap_span ||
+            (((uintptr_t)dest | off) & (uintptr_t)(esize - 1)))
             return 0; /* misaligned: the library refuses it */
-        if (op == SHMEM_OP_GET)
-            memcpy(dest, b + roff, esize);
-        else
-            memcpy(b + roff, src, esize);
-        f->node_rw++;
+        char *b = f->node_heap != NULL ? f->node_heap[pe] : NULL;
+        if (b != NULL) { /* a PE of this node: the copy is the operation */
+            if (op == SHMEM_OP_GET)
+                memcpy(dest, b + off, esize);
+            else
+                memcpy(b + off, src, esize);
+            f->node_rw++;
+            return 1;
+        }
+        /* elsewhere: a record in the slot, as the atomics below (the value, or for a
+         * GET where it goes) */
+        shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
+        if (s->key != (uint32_t)tidx || s->n >= s->cap)
+            return 0;
+        uint32_t n = s->n++;
+        s->disp[n] = (uint64_t)off;
+        if (op == SHMEM_OP_GET) {
+            uint64_t a = (uint64_t)(uintptr_t)dest;
+            memcpy(s->opnd + (size_t)n * 8, &a, 8);
+        } else {
+            memcpy(s->opnd + (size_t)n * esize, src, esize);
+        }
+        if (f->counting)
+            f->open_ops++;
         return 1;
     }
-    uintptr_t off = (uintptr_t)dest - f->heap_base;
-    uint32_t key;
+    off = (uintptr_t)dest - f->heap_base;
 #if defined(__GNUC__)
     if (__builtin_expect(off < f->heap_span, 1)) { /* heap targets are the common case */
 #else

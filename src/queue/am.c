@@ -229,8 +229,15 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
             apply_one(base + disp[i], h->slot, h->esize, v, cq_atomic_apply);
         return;
     }
-    if (h->slot == CQ_S_PUT) {
+    if (h->slot == CQ_S_PUT && h->tidx == CQ_T_BYTES) {
         cq_apply_puts(base, data, n);
+        return;
+    }
+    if (h->slot == CQ_S_PUT) { /* one-element typed puts: displacements, then values */
+        const uint64_t *disp = (const uint64_t *)(const void *)data;
+        const unsigned char *v = data + (size_t)n * 8;
+        for (uint32_t i = 0; i < n; i++)
+            memcpy(base + disp[i], v + (size_t)i * h->esize, h->esize);
         return;
     }
     cq_apply_atomics(base, h->slot, h->esize, (const uint64_t *)data, data + (size_t)n * 8, n,
@@ -446,7 +453,8 @@ int cq_am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         q->st.bursts++;
         return 0;
     }
-    size_t bytes = h->slot == CQ_S_PUT ? c->used : (size_t)n * (8 + h->esize);
+    size_t bytes = h->slot == CQ_S_PUT && h->tidx == CQ_T_BYTES ? c->used
+                                                                : (size_t)n * (8 + h->esize);
     if (q->pack) {
         size_t packed = cq_pack(h, chunk_data(c), n);
         if (packed)

@@ -11,8 +11,11 @@
  * Chunk/message layout (the same bytes are sent by the AM path):
  *   cq_msghdr_t, then
  *   atomics: count displacements (uint64) then count operands (esize bytes each)
+ *   one-element typed PUT/GET (tidx of the element type): the same slot layout, the
+ *            operand being the value (PUT) or the uint64 local address (GET, esize 8)
  *   PUT:     a stream of records {uint64 disp, uint64 len, payload padded to 8}
  *   GET:     a stream of records {uint64 disp, uint64 len, uint64 local address}
+ *            (tidx CQ_T_BYTES: several elements, pushmem, strided)
  *   PACKED atomics (AM messages only): count uint32 displacements, one operand
  * Displacements are offsets from the start of the target's symmetric heap or data
  * segment (h->win); an RMA burst adds the heap's displacement in its window (heap_adj).

@@ -66,7 +66,10 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         return 0;
     cq_msghdr_t *h = chunk_hdr(c);
     int atomic = h->slot != CQ_S_PUT && h->slot != CQ_S_GET;
-    uint32_t n = atomic ? s->n : h->count;
+    /* slot layout (s->n records: displacements, then operands, granted capacity):
+     * atomics and one-element typed PUT/GET; else a PUT/GET record stream */
+    int slotted = atomic || h->tidx != CQ_T_BYTES;
+    uint32_t n = slotted ? s->n : h->count;
     q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
     q->granted -= s->cap;              /* the grant leaves with the chunk ... */
     if (q->fast.counting) {
@@ -83,7 +86,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         return 0;
     }
     q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
-    if (atomic)
+    if (slotted)
         q->st.ops_pushed += n; /* one add per chunk instead of one per push */
     uint32_t sent = n;
     /* node transport: this PE applies the burst, the target's CPU is not needed; it sums
@@ -111,7 +114,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
     }
     if (nb)
         return cq_node_burst(q, s, c, nb, n, atomic ? s->n : n);
-    if (atomic) {
+    if (slotted) {
         /* AM messages need the operands right after the displacements; RMA bursts
          * pass them where they are (rma_burst finds them at the chunk's cap), which
          * saves a chunk-sized memmove per burst (~5% of cycles on the RMA path) */

@@ -117,7 +117,8 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     h->slot = (uint8_t)slot;
     h->tidx = (uint8_t)tidx;
     h->win = (uint8_t)win;
-    h->esize = cq_esize[tidx];
+    /* record operand bytes: the element, or for a typed GET the local address */
+    h->esize = slot == CQ_S_GET && tidx != CQ_T_BYTES ? 8 : cq_esize[tidx];
     h->token = 0;
     c->pe = pe;
     c->used = 0;
@@ -126,10 +127,10 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     s->n = 0;
     s->cap = 0; /* atomics: granted by slot_grant */
     s->key = (uint32_t)tidx | ((uint32_t)win << 8);
-    if (slot == CQ_S_PUT || slot == CQ_S_GET) {
+    if (tidx == CQ_T_BYTES) { /* PUT/GET record stream */
         s->disp = NULL;
         s->opnd = NULL;
-    } else {
+    } else { /* atomics, and one-element typed PUT/GET: displacements, then operands */
         s->disp = (uint64_t *)chunk_data(c);
         s->opnd = chunk_data(c) + chunk_records(q, h->esize) * 8;
     }
@@ -213,7 +214,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
         if (slot_grant(q, s) == 0)
             return SHMEM_QUEUE_ERR_FULL; /* not reached: callers check cq_room_for first */
     }
-    size_t es = cq_esize[tidx];
+    size_t es = chunk_hdr(s->ch)->esize; /* typed GET: the 8-byte local address */
     uint32_t n = s->n++;
     s->disp[n] = disp;
     memcpy(s->opnd + (size_t)n * es, operand, es);
@@ -353,13 +354,19 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
             memmove(nb + disp, src, nbytes);
         else
             memmove(dest, nb + disp, nbytes);
+    } else if (nelems == 1 && tidx != CQ_T_BYTES) {
+        /* one typed element: a slot like the atomics' (displacements, then the value or,
+         * for a GET, where it goes), which the inline push fills too (queue_inline.h) */
+        uint64_t where = (uint64_t)(uintptr_t)dest;
+        rc = append_atomic(q, pe, slot, tidx, win, disp, op == SHMEM_OP_PUT ? src : &where);
+        atomic = 1; /* counted when its chunk leaves */
     } else if (op == SHMEM_OP_PUT) {
         rc = append_rw(q, pe, CQ_S_PUT, win, disp, NULL, src, nbytes);
     } else {
         rc = append_rw(q, pe, CQ_S_GET, win, disp, dest, NULL, nbytes);
     }
     if (rc == 0 && !atomic)
-        q->st.ops_pushed += nops; /* atomics: counted per chunk in slot_issue */
+        q->st.ops_pushed += nops; /* slot records: counted per chunk in slot_issue */
     if (q->timed) {
         if (q->timeout == 0.0) {
             /* no aggregation: this push's chunk leaves now */

@@ -44,6 +44,30 @@ void cq_rma_reclaim(shmem_queue_t q)
     }
 }
 
+/* The target datatype of a slot burst: n elements of bt (es bytes) at byte offsets
+ * disp. int displacements in elements when they fit (as a hand-written
+ * MPI_Type_create_indexed_block would be): half the type description MPICH ships with
+ * every call; bytes (hindexed_block) otherwise. Committed. */
+static void block_target_type(shmem_queue_t q, const uint64_t *disp, uint32_t n, uint64_t es,
+                              MPI_Datatype bt, MPI_Datatype *tt, cq_mpirc_t *st)
+{
+    uint64_t bad = 0, lim = (uint64_t)INT_MAX * es;
+    for (uint32_t i = 0; i < n; i++) {
+        bad |= (disp[i] % es) | (uint64_t)(disp[i] >= lim);
+        q->lens[i] = (int)(disp[i] / es);
+    }
+    if (!bad) {
+        cq_mpi_note(st, MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, tt),
+                    "MPI_Type_create_indexed_block");
+    } else {
+        for (uint32_t i = 0; i < n; i++)
+            q->tdisp[i] = (MPI_Aint)disp[i];
+        cq_mpi_note(st, MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, tt),
+                    "MPI_Type_create_hindexed_block");
+    }
+    cq_mpi_note(st, MPI_Type_commit(tt), "MPI_Type_commit");
+}
+
 int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
 {
     cq_msghdr_t *h = chunk_hdr(c);
@@ -56,7 +80,31 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
         return SHMEM_QUEUE_ERR_MPI; /* reported by cq_rma_complete */
     MPI_Datatype tt, ot;
-    if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
+    if ((h->slot == CQ_S_PUT || h->slot == CQ_S_GET) && h->tidx != CQ_T_BYTES) {
+        /* one-element typed records (cq_push.c): displacements, then the values (PUT) or
+         * the local addresses (GET), in the slot layout of the atomics */
+        MPI_Datatype bt = cq_mpitype[h->tidx];
+        uint64_t es = cq_esize[h->tidx];
+        const uint64_t *disp = (const uint64_t *)(const void *)data;
+        unsigned char *opnd = data + chunk_records(q, h->esize) * 8;
+        block_target_type(q, disp, n, es, bt, &tt, &st);
+        if (h->slot == CQ_S_PUT) {
+            cq_mpi_note(&st, MPI_Put(opnd, (int)n, bt, pe, tbase, 1, tt, w), "MPI_Put");
+        } else {
+            for (uint32_t i = 0; i < n; i++) {
+                uint64_t a;
+                memcpy(&a, opnd + (size_t)i * 8, 8);
+                q->odisp[i] = (MPI_Aint)a;
+            }
+            cq_mpi_note(&st, MPI_Type_create_hindexed_block((int)n, 1, q->odisp, bt, &ot),
+                        "MPI_Type_create_hindexed_block");
+            cq_mpi_note(&st, MPI_Type_commit(&ot), "MPI_Type_commit");
+            cq_mpi_note(&st, MPI_Get(MPI_BOTTOM, 1, ot, pe, tbase, 1, tt, w), "MPI_Get");
+            MPI_Type_free(&ot);
+        }
+        MPI_Type_free(&tt);
+        q->st.bytes += (uint64_t)n * es;
+    } else if (h->slot == CQ_S_PUT || h->slot == CQ_S_GET) {
         unsigned char *p = data;
         size_t bytes = 0;
         uint64_t len0 = 0, uneven = 0; /* all records one length, int byte offsets? */
@@ -128,24 +176,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
             cq_mpi_note(&st, MPI_Accumulate(opnd, 1, bt, pe, tbase + (MPI_Aint)disp[0], 1, bt, op, w),
                         "MPI_Accumulate");
         } else {
-            /* int displacements in elements when they fit (as a hand-written
-             * MPI_Type_create_indexed_block would be): half the type description
-             * MPICH ships with every accumulate; bytes (hindexed) otherwise */
-            uint64_t es = h->esize, bad = 0, lim = (uint64_t)INT_MAX * es;
-            for (uint32_t i = 0; i < n; i++) {
-                bad |= (disp[i] % es) | (uint64_t)(disp[i] >= lim);
-                q->lens[i] = (int)(disp[i] / es);
-            }
-            if (!bad) {
-                cq_mpi_note(&st, MPI_Type_create_indexed_block((int)n, 1, q->lens, bt, &tt),
-                            "MPI_Type_create_indexed_block");
-            } else {
-                for (uint32_t i = 0; i < n; i++)
-                    q->tdisp[i] = (MPI_Aint)disp[i];
-                cq_mpi_note(&st, MPI_Type_create_hindexed_block((int)n, 1, q->tdisp, bt, &tt),
-                            "MPI_Type_create_hindexed_block");
-            }
-            cq_mpi_note(&st, MPI_Type_commit(&tt), "MPI_Type_commit");
+            block_target_type(q, disp, n, h->esize, bt, &tt, &st);
             cq_mpi_note(&st, MPI_Accumulate(opnd, (int)n, bt, pe, tbase, 1, tt, op, w),
                         "MPI_Accumulate");
             MPI_Type_free(&tt);
