@@ -337,6 +337,8 @@ TEST_P(CommQueueModes, OneElementPutGetBurstsEverySize)
         int p = (me + k) % n;
         fill(src, p);
         every_size(SHMEM_OP_PUT, src, p);
+        shmemx_queue_stats_t st0, st1;
+        ASSERT_EQ(shmemx_queue_stats(q, &st0), 0);
         for (int j = 0; j < 3 * M;) { // runs of 1, 2, 3 elements in one chunk
             int len = 1 + j % 3 < 3 * M - j ? 1 + j % 3 : 3 * M - j;
             int64_t v[3];
@@ -346,6 +348,9 @@ TEST_P(CommQueueModes, OneElementPutGetBurstsEverySize)
             j += len;
         }
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        // the one-element pushes join the multi-element records: no burst per switch
+        ASSERT_EQ(shmemx_queue_stats(q, &st1), 0);
+        EXPECT_LT(st1.bursts - st0.bursts, 50u) << "to PE " << p;
     }
     shmem_barrier_all();
     check(s, me);

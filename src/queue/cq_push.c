@@ -354,9 +354,13 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
             memmove(nb + disp, src, nbytes);
         else
             memmove(dest, nb + disp, nbytes);
-    } else if (nelems == 1 && tidx != CQ_T_BYTES) {
+    } else if (nelems == 1 && tidx != CQ_T_BYTES &&
+               CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot].key !=
+                   ((uint32_t)CQ_T_BYTES | ((uint32_t)win << 8))) {
         /* one typed element: a slot like the atomics' (displacements, then the value or,
-         * for a GET, where it goes), which the inline push fills too (queue_inline.h) */
+         * for a GET, where it goes), which the inline push fills too (queue_inline.h).
+         * Not while the slot collects records of several elements: joining them keeps a
+         * mix of one- and multi-element pushes from issuing a burst at every switch. */
         uint64_t where = (uint64_t)(uintptr_t)dest;
         rc = append_atomic(q, pe, slot, tidx, win, disp, op == SHMEM_OP_PUT ? src : &where);
         atomic = 1; /* counted when its chunk leaves */
