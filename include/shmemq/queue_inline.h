@@ -98,7 +98,11 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
             (((uintptr_t)dest | off) & (uintptr_t)(esize - 1)))
             return 0; /* misaligned: the library refuses it */
         char *b = f->node_heap != NULL ? f->node_heap[pe] : NULL;
-        if (b != NULL) { /* a PE of this node: the copy is the operation */
+#if defined(__GNUC__)
+        if (__builtin_expect(b != NULL, 1)) { /* a PE of this node: the copy is the operation */
+#else
+        if (b != NULL) {
+#endif
             if (op == SHMEM_OP_GET)
                 memcpy(dest, b + off, esize);
             else
