@@ -128,8 +128,8 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
             }
         }
         if (!uneven) {
-            /* The usual burst, every record one element of one size: block types, as a
-             * hand-written MPI program would use. MPICH ships the target type with
+            /* Records of one length (strided blocks, fixed-size pushmem): block types,
+             * as a hand-written MPI program would use. MPICH ships the target type with
              * every put/get; indexed_block's int offsets are a third of hindexed's
              * per-record description, and a PUT's payloads sit at one stride. */
             int *td = q->lens; /* the lengths are all len0: reuse the array */
