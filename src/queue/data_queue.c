@@ -285,8 +285,10 @@ static int start_payload(struct shmemi_dataq *q)
  * MPI_Alltoallv cost as much as the exchange with a peer: bench/README.md). Swap: the
  * incoming room was empty at the start, so the outgoing room becomes the incoming one
  * whole, pushes made since the start included (they fit: the room is the same size and
- * per-source order holds). Otherwise copy what the agreed send[me] allows, as MPI would. */
-static void flush_self(struct shmemi_dataq *q)
+ * per-source order holds); returns 1, all done. Otherwise copies what the agreed
+ * send[me] (== recv[me]) allows, as MPI would, and returns 0: flush_finish then does
+ * the bookkeeping it does for every peer. */
+static int flush_self(struct shmemi_dataq *q)
 {
     int me = q->me;
     struct shmemq_dataq_hot *h = &q->h;
@@ -298,16 +300,10 @@ static void flush_self(struct shmemi_dataq *q)
         h->in_len[me] = h->out_len[me];
         q->stats.bytes += h->out_len[me];
         h->out_len[me] = 0;
-        return;
+        return 1;
     }
-    size_t s = q->send[me]; /* == recv[me]: both are min(own outgoing, own free room) */
-    if (s) {
-        memcpy(h->in_at[me] + q->rdisp[me], h->out_at[me], s);
-        memmove(h->out_at[me], h->out_at[me] + s, h->out_len[me] - s);
-        h->out_len[me] -= s;
-        h->in_len[me] += s;
-        q->stats.bytes += s;
-    }
+    memcpy(h->in_at[me] + q->rdisp[me], h->out_at[me], q->send[me]);
+    return 0;
 }
 
 /* Apply a completed exchange: drop what was sent (keep the rest in order at the
@@ -316,10 +312,8 @@ static void flush_finish(struct shmemi_dataq *q)
 {
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
-        if (p == q->me) {
-            flush_self(q);
+        if (p == q->me && flush_self(q))
             continue;
-        }
         size_t s = q->send[p];
         if (s) {
             char *base = q->h.out_at[p];
