@@ -149,6 +149,23 @@ void cq_apply_gets(const unsigned char *base, const unsigned char *p, uint32_t n
     }
 }
 
+void cq_apply_typed_puts(unsigned char *base, const uint64_t *disp, const unsigned char *vals,
+                         uint32_t n, size_t es)
+{
+    for (uint32_t i = 0; i < n; i++)
+        memcpy(base + disp[i], vals + (size_t)i * es, es);
+}
+
+void cq_apply_typed_gets(const unsigned char *base, const uint64_t *disp,
+                         const unsigned char *addrs, uint32_t n, size_t es)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t a;
+        memcpy(&a, addrs + (size_t)i * 8, 8);
+        memcpy((void *)(uintptr_t)a, base + disp[i], es);
+    }
+}
+
 /* The checks read every element unconditionally so that they vectorize (asked for
  * explicitly: GCC 12's -O2 vectorizes only trivially cheap loops). */
 #if defined(__GNUC__) && !defined(__clang__)
@@ -234,10 +251,8 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
         return;
     }
     if (h->slot == CQ_S_PUT) { /* one-element typed puts: displacements, then values */
-        const uint64_t *disp = (const uint64_t *)(const void *)data;
-        const unsigned char *v = data + (size_t)n * 8;
-        for (uint32_t i = 0; i < n; i++)
-            memcpy(base + disp[i], v + (size_t)i * h->esize, h->esize);
+        cq_apply_typed_puts(base, (const uint64_t *)(const void *)data, data + (size_t)n * 8, n,
+                            h->esize);
         return;
     }
     cq_apply_atomics(base, h->slot, h->esize, (const uint64_t *)data, data + (size_t)n * 8, n,

@@ -167,6 +167,12 @@ void cq_apply_atomics(unsigned char *base, int slot, int esize, const uint64_t *
                       const unsigned char *opnd, uint32_t n, int atomic);
 void cq_apply_puts(unsigned char *base, const unsigned char *records, uint32_t n);
 void cq_apply_gets(const unsigned char *base, const unsigned char *records, uint32_t n);
+/* One-element typed records (slot layout): n elements of es bytes at base + disp[i],
+ * from vals + i*es (PUT), or into the 8-byte local addresses at addrs + i*8 (GET). */
+void cq_apply_typed_puts(unsigned char *base, const uint64_t *disp, const unsigned char *vals,
+                         uint32_t n, size_t es);
+void cq_apply_typed_gets(const unsigned char *base, const uint64_t *disp,
+                         const unsigned char *addrs, uint32_t n, size_t es);
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
 

@@ -69,15 +69,10 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         /* one-element typed records (cq_push.c): not made for node targets, which the
          * push copies at once; applied here should a chunk ever reach a node PE */
         size_t es = cq_esize[h->tidx];
-        for (uint32_t i = 0; i < n; i++) {
-            if (h->slot == CQ_S_PUT) {
-                memcpy(base + s->disp[i], s->opnd + (size_t)i * es, es);
-            } else {
-                uint64_t a;
-                memcpy(&a, s->opnd + (size_t)i * 8, 8);
-                memcpy((void *)(uintptr_t)a, base + s->disp[i], es);
-            }
-        }
+        if (h->slot == CQ_S_PUT)
+            cq_apply_typed_puts(base, s->disp, s->opnd, n, es);
+        else
+            cq_apply_typed_gets(base, s->disp, s->opnd, n, es);
         q->st.bytes += (uint64_t)n * es;
     } else if (h->slot == CQ_S_PUT) {
         cq_apply_puts(base, chunk_data(c), n);
