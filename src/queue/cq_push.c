@@ -340,6 +340,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (q->timed && q->n_buffered == 0)
         q->t_oldest = shmemi_wtime();
     int rc = 0, slot = SHMEMQ_CQ_SLOT(op);
+    int slotted = atomic; /* records in a slot: counted in ops_pushed when the chunk leaves */
     unsigned char *nb;
     if (atomic) {
         for (size_t i = 0; i < nelems && rc == 0; i++) {
@@ -363,14 +364,14 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
          * mix of one- and multi-element pushes from issuing a burst at every switch. */
         uint64_t where = (uint64_t)(uintptr_t)dest;
         rc = append_atomic(q, pe, slot, tidx, win, disp, op == SHMEM_OP_PUT ? src : &where);
-        atomic = 1; /* counted when its chunk leaves */
+        slotted = 1;
     } else if (op == SHMEM_OP_PUT) {
         rc = append_rw(q, pe, CQ_S_PUT, win, disp, NULL, src, nbytes);
     } else {
         rc = append_rw(q, pe, CQ_S_GET, win, disp, dest, NULL, nbytes);
     }
-    if (rc == 0 && !atomic)
-        q->st.ops_pushed += nops; /* slot records: counted per chunk in slot_issue */
+    if (rc == 0 && !slotted)
+        q->st.ops_pushed += nops;
     if (q->timed) {
         if (q->timeout == 0.0) {
             /* no aggregation: this push's chunk leaves now */
