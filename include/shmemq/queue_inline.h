@@ -92,6 +92,9 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
         return 0;
     uintptr_t off;
     uint32_t key;
+    const void *operand = src;
+    size_t osize = esize;  /* operand bytes in the slot */
+    uint64_t where;        /* a GET's operand: where the value goes */
     if (op == SHMEM_OP_PUT || op == SHMEM_OP_GET) { /* heap targets only */
         off = (uintptr_t)(op == SHMEM_OP_GET ? src : dest) - f->heap_base;
         if (dest == NULL || off >= f->heap_span ||
@@ -110,47 +113,39 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
             f->node_rw++;
             return 1;
         }
-        /* elsewhere: a record in the slot, as the atomics below (the value, or for a
-         * GET where it goes) */
-        shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
-        if (s->key != (uint32_t)tidx || s->n >= s->cap)
-            return 0;
-        uint32_t n = s->n++;
-        s->disp[n] = (uint64_t)off;
-        if (op == SHMEM_OP_GET) {
-            uint64_t a = (uint64_t)(uintptr_t)dest;
-            memcpy(s->opnd + (size_t)n * 8, &a, 8);
-        } else {
-            memcpy(s->opnd + (size_t)n * esize, src, esize);
-        }
-        if (f->counting)
-            f->open_ops++;
-        return 1;
-    }
-    off = (uintptr_t)dest - f->heap_base;
-#if defined(__GNUC__)
-    if (__builtin_expect(off < f->heap_span, 1)) { /* heap targets are the common case */
-#else
-    if (off < f->heap_span) {
-#endif
+        /* elsewhere: a record in the slot, like an atomic's */
         key = (uint32_t)tidx;
+        if (op == SHMEM_OP_GET) {
+            where = (uint64_t)(uintptr_t)dest;
+            operand = &where;
+            osize = 8;
+        }
     } else {
-        off = (uintptr_t)dest - f->data_base;
-        if (off >= f->data_span)
-            return 0;
-        key = (uint32_t)tidx | (1u << 8);
+        off = (uintptr_t)dest - f->heap_base;
+#if defined(__GNUC__)
+        if (__builtin_expect(off < f->heap_span, 1)) { /* heap targets are the common case */
+#else
+        if (off < f->heap_span) {
+#endif
+            key = (uint32_t)tidx;
+        } else {
+            off = (uintptr_t)dest - f->data_base;
+            if (off >= f->data_span)
+                return 0;
+            key = (uint32_t)tidx | (1u << 8);
+        }
     }
     shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
     if (s->key != key || s->n >= s->cap || (off & (uintptr_t)(esize - 1)))
-        return 0; /* region bases are 64-byte aligned: off tells dest's alignment */
+        return 0; /* region bases are 64-byte aligned: off tells the target's alignment */
     uint32_t n = s->n++;
     s->disp[n] = (uint64_t)off;
-    unsigned char *o = s->opnd + (size_t)n * esize;
+    unsigned char *o = s->opnd + (size_t)n * osize;
     if (op == SHMEM_OP_ATOMIC_INC) {
         memset(o, 0, esize); /* INC is ADD of 1 (little-endian operand) */
         o[0] = 1;
     } else {
-        memcpy(o, src, esize);
+        memcpy(o, operand, osize);
     }
     /* A counter incremented by every push is a store-to-load chain through memory
      * that slowed push-only loops by 14%: it is kept only while counting. */
