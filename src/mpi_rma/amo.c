@@ -1,147 +1,33 @@
-/* amo.c: atomic memory operations over MPI-3 accumulate operations (docs/amo.md).
+/* amo.c: the OpenSHMEM atomic memory operations (docs/amo.md), in the transport
+ * interface's terms (xport.h): the element type and operation of each routine become
+ * SHMEMI_XT_* and SHMEMI_XOP_*, and the transport of the target carries them.
  *
  *   blocking fetching (fetch, swap, fetch_add, fetch_inc, fetch_and/or/xor)
- *       -> MPI_Rget_accumulate (MPI_NO_OP / MPI_REPLACE / MPI_SUM / MPI_BAND/BOR/BXOR),
- *          its request waited with back-off, then MPI_Win_flush(rank): the result is
- *          valid and the update done on return (shmemi_mpi_fetch_op, xport_mpi.c)
- *   compare_swap -> MPI_Compare_and_swap + MPI_Win_flush(rank) (shmemi_mpi_cas: MPI has
- *          no request-based CAS)
- *   non-fetching (set, add, inc, and/or/xor) -> MPI_Accumulate, no flush: they complete
- *       at quiet, as OpenSHMEM allows
- *   _nbi fetching forms -> the same calls without the wait: quiet waits for their
- *       requests with back-off (shmemi_amo_quiet) before its flush, so PEs that swap
- *       each other's words inside quiet do not spin in lockstep inside MPI (the flush
- *       then only waits for compare_swap_nbi and non-fetching operations)
- *
- * MPI may read an origin operand until the operation completes locally, and OpenSHMEM
- * passes operands by value (they live on our stack), so every operation that returns
- * before completing copies its operands into a slot of a small ring. A slot is reused
- * only after its request completed and, for operations without a request of their own,
- * MPI_Win_flush_local on the window and rank of the operation that used it.
- * A window attribute with a delete callback forgets slots whose window is freed
- * (context destroyed, finalize), so no flush ever names a dead window.
+ *       -> shmemi_xp_fetch_op: the result is valid and the update done on return
+ *   compare_swap -> shmemi_xp_cas
+ *   non-fetching (set, add, inc, and/or/xor) and the _nbi fetching forms
+ *       -> shmemi_xp_amo_nbi: complete at quiet, as OpenSHMEM allows; operands are
+ *          copied by the transport (they live on our stack)
  *
  * When the whole job is one node (shmemi.amo_direct, xport.h) every AMO is a CPU atomic
  * on the target's memory mapped here (the node transport): no MPI call, no target CPU.
  * Otherwise AMOs on the calling PE and on node peers go through MPI too: a CPU atomic
- * would not be atomic with the other PEs' accumulates.
+ * would not be atomic with the other PEs' accumulates. xport_mpi.c and xport_mpi_amo.c
+ * say how MPI carries them.
  *
  * In a 1.6 batch session (session.c) non-fetching AMOs go to the context's queue and
  * fetching ones complete that queue first. */
 #include "shmemi_p2p.h"
-#include <stdatomic.h>
-
-/* ---- TYPENAME -> MPI datatype. Integers map to the fixed-width type of the same size
- * and signedness, so aliases (long / long long / int64_t / ptrdiff_t on LP64) are one
- * MPI basic datatype: MPI promises atomicity only between accumulates of the same
- * basic datatype. ---- */
-#define AMO_SDT(T) (sizeof(T) == 8 ? MPI_INT64_T : MPI_INT32_T)
-#define AMO_UDT(T) (sizeof(T) == 8 ? MPI_UINT64_T : MPI_UINT32_T)
-#define SHMEMI_MPI_TYPE_float MPI_FLOAT
-#define SHMEMI_MPI_TYPE_double MPI_DOUBLE
-#define SHMEMI_MPI_TYPE_int AMO_SDT(int)
-#define SHMEMI_MPI_TYPE_long AMO_SDT(long)
-#define SHMEMI_MPI_TYPE_longlong AMO_SDT(long long)
-#define SHMEMI_MPI_TYPE_uint AMO_UDT(unsigned int)
-#define SHMEMI_MPI_TYPE_ulong AMO_UDT(unsigned long)
-#define SHMEMI_MPI_TYPE_ulonglong AMO_UDT(unsigned long long)
-#define SHMEMI_MPI_TYPE_int32 MPI_INT32_T
-#define SHMEMI_MPI_TYPE_int64 MPI_INT64_T
-#define SHMEMI_MPI_TYPE_uint32 MPI_UINT32_T
-#define SHMEMI_MPI_TYPE_uint64 MPI_UINT64_T
-#define SHMEMI_MPI_TYPE_size AMO_UDT(size_t)
-#define SHMEMI_MPI_TYPE_ptrdiff AMO_SDT(ptrdiff_t)
+#include "xport_mpi.h" /* session.c still takes MPI terms (amo_post) */
 
 #define AMO_CHECK_SIZE(T, N) \
     _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO type " #N " is not 4 or 8 bytes");
 SHMEMQ_AMO_EXT_TYPES(AMO_CHECK_SIZE)
 
-/* ---- operand ring ---- */
-#define AMO_RING 64 /* power of two */
-typedef struct {
-    uint64_t v[2];   /* operand, and the compare value of compare_swap */
-    MPI_Request req; /* fetching forms: completes when the result is here */
-    MPI_Win win;     /* MPI_WIN_NULL: free */
-    int rank, kind;
-} amo_slot_t;
-
-static amo_slot_t amo_ring[AMO_RING];
-static unsigned amo_next;
-static unsigned amo_reqs; /* slots holding a request; changed under the ring lock */
-static int amo_ring_ready;
-static atomic_flag amo_lock = ATOMIC_FLAG_INIT;
-static int amo_keyval = MPI_KEYVAL_INVALID;
-#define AMO_TAGGED 4
-static MPI_Win amo_tagged[AMO_TAGGED]; /* windows known to carry our attribute */
-static unsigned amo_tag_next;
-
-/* Only SHMEM_THREAD_MULTIPLE programs can race on the ring. */
-static inline void ring_lock(void)
-{
-    if (SHMEMI_UNLIKELY(shmemi.thread_level == SHMEM_THREAD_MULTIPLE))
-        while (atomic_flag_test_and_set_explicit(&amo_lock, memory_order_acquire))
-            ;
-}
-static inline void ring_unlock(void)
-{
-    if (SHMEMI_UNLIKELY(shmemi.thread_level == SHMEM_THREAD_MULTIPLE))
-        atomic_flag_clear_explicit(&amo_lock, memory_order_release);
-}
-
-/* MPI_Win_free calls this (after the window's operations completed): forget it.
- * No ring lock here: MPI may hold its own lock around this callback while another thread
- * holds the ring lock inside an MPI call, which would deadlock. OpenSHMEM forbids using
- * a context while it is destroyed, so no AMO posts to this window concurrently. */
-static int amo_win_deleted(MPI_Win win, int keyval, void *attr, void *extra)
-{
-    (void)keyval, (void)attr, (void)extra;
-    for (int i = 0; i < AMO_RING; i++)
-        if (amo_ring[i].win == win) {
-            /* Only a program that frees a window without quiet gets here with a request;
-             * MPI_Win_free completed the operation, the request object remains. */
-            if (amo_ring[i].req != MPI_REQUEST_NULL) {
-                MPI_Request_free(&amo_ring[i].req);
-                amo_reqs--;
-            }
-            amo_ring[i].win = MPI_WIN_NULL;
-        }
-    for (int i = 0; i < AMO_TAGGED; i++)
-        if (amo_tagged[i] == win)
-            amo_tagged[i] = MPI_WIN_NULL;
-    return MPI_SUCCESS;
-}
-
-static void amo_ring_init(void)
-{
-    for (int i = 0; i < AMO_RING; i++) {
-        amo_ring[i].win = MPI_WIN_NULL;
-        amo_ring[i].req = MPI_REQUEST_NULL;
-    }
-    for (int i = 0; i < AMO_TAGGED; i++)
-        amo_tagged[i] = MPI_WIN_NULL;
-    if (amo_keyval == MPI_KEYVAL_INVALID)
-        MPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, amo_win_deleted, &amo_keyval, NULL);
-    amo_ring_ready = 1;
-}
-
-/* Make sure win carries the attribute whose delete callback clears the ring. */
-static void amo_tag(MPI_Win win)
-{
-    for (int i = 0; i < AMO_TAGGED; i++)
-        if (amo_tagged[i] == win)
-            return;
-    void *val;
-    int flag = 0;
-    MPI_Win_get_attr(win, amo_keyval, &val, &flag);
-    if (!flag)
-        MPI_Win_set_attr(win, amo_keyval, NULL);
-    amo_tagged[amo_tag_next++ % AMO_TAGGED] = win;
-}
-
 /* ---- cores ---- */
 enum { AMO_ACC = SHMEMI_AMO_ACC, AMO_FOP = SHMEMI_AMO_FOP, AMO_CAS = SHMEMI_AMO_CAS };
 
-/* Origin for MPI_NO_OP: ignored by MPI, but some implementations touch the pointer. */
+/* Operand of a fetch (no update): ignored, but some MPI implementations touch it. */
 static const uint64_t amo_no_operand[2];
 
 /* Checked target; the location must be naturally aligned (hardware atomics need it). */
@@ -159,8 +45,8 @@ static inline int amo_target(const char *routine, shmem_ctx_t ctx, const void *d
 
 /* Blocking fetch-and-op: *result = old value; operands may live on the caller's stack. */
 static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *dest,
-                           const void *value, void *result, size_t size, MPI_Datatype dt,
-                           MPI_Op op, int pe)
+                           const void *value, void *result, size_t size, shmemi_xtype_t xt,
+                           shmemi_xop_t op, int pe)
 {
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
@@ -169,48 +55,31 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         value = amo_no_operand;
     if (SHMEMI_UNLIKELY(ctx->session != NULL)) /* fetch after this PE's queued updates */
         shmemi_session_flush(ctx);
-    if (shmemi_xp_node_amo(&t)) {
-        shmemi_node_amo(t.local, size, AMO_FOP, op, value, NULL, result);
-        return;
-    }
-    shmemi_mpi_fetch_op(routine, &t, value, result, dt, op);
+    shmemi_xp_fetch_op(routine, &t, xt, size, op, value, result);
 }
 
 static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, const void *cond,
-                           const void *value, void *result, size_t size, MPI_Datatype dt, int pe)
+                           const void *value, void *result, size_t size, shmemi_xtype_t xt, int pe)
 {
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
-    if (shmemi_xp_node_amo(&t)) {
-        shmemi_node_amo(t.local, size, AMO_CAS, MPI_NO_OP, value, cond, result);
-        return;
-    }
-    shmemi_mpi_cas(routine, &t, value, cond, result, dt, 0);
+    shmemi_xp_cas(routine, &t, xt, size, value, cond, result, 0);
 }
 
-/* Make slot s reusable: its operation no longer reads the operands. A request (fetching
- * forms) says so for Rget_accumulate; the rest need a local flush. Ring lock held. */
-static inline void amo_slot_release(const char *routine, amo_slot_t *s)
-{
-    if (s->req != MPI_REQUEST_NULL) {
-        SHMEMI_MPI_CHECK(routine, shmemi_p2p_wait_req(&s->req));
-        amo_reqs--;
-    }
-    if (s->win != MPI_WIN_NULL && s->kind != AMO_FOP)
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(s->rank, s->win));
-}
-
-/* Start an operation that completes at quiet: operands go to a ring slot first.
- * kind AMO_ACC: accumulate v0 (result unused); AMO_FOP: fetch-and-op v0 into result;
- * AMO_CAS: compare v1, swap in v0, old value into result. */
+/* Start an operation that completes at quiet. kind AMO_ACC: accumulate v0 (result
+ * unused); AMO_FOP: fetch-and-op v0 into result; AMO_CAS: compare v1, swap in v0, old
+ * value into result. */
 static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *dest,
                             const void *v0, const void *v1, void *result, size_t size,
-                            MPI_Datatype dt, MPI_Op op, int pe, int kind)
+                            shmemi_xtype_t xt, shmemi_xop_t xop, int pe, int kind)
 {
     shmemi_target_t t;
+    /* session.c's terms (constants here: amo_post is inlined into each routine) */
+    MPI_Datatype dt = shmemi_mpi_type(xt);
+    MPI_Op op = shmemi_mpi_op(xop);
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
     if (SHMEMI_UNLIKELY(kind != AMO_ACC && result == NULL)) {
@@ -223,49 +92,7 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
         if (kind != AMO_ACC)
             shmemi_session_flush(ctx);
     }
-    if (shmemi_xp_node_amo(&t)) { /* complete at once: no operand copy needed */
-        shmemi_node_amo(t.local, size, kind, op, v0, v1, result);
-        return;
-    }
-    ring_lock();
-    if (SHMEMI_UNLIKELY(!amo_ring_ready))
-        amo_ring_init();
-    amo_slot_t *s = &amo_ring[amo_next++ & (AMO_RING - 1)];
-    amo_slot_release(routine, s);
-    if (s->win != t.win)
-        amo_tag(t.win);
-    memcpy(&s->v[0], v0, size);
-    if (kind == AMO_ACC) {
-        SHMEMI_MPI_CHECK(routine, MPI_Accumulate(&s->v[0], 1, dt, t.rank, t.disp, 1, dt, op,
-                                                 t.win));
-    } else if (kind == AMO_FOP) {
-        SHMEMI_MPI_CHECK(routine, MPI_Rget_accumulate(&s->v[0], 1, dt, result, 1, dt, t.rank,
-                                                      t.disp, 1, dt, op, t.win, &s->req));
-    } else {
-        memcpy(&s->v[1], v1, size);
-        SHMEMI_MPI_CHECK(routine, MPI_Compare_and_swap(&s->v[0], &s->v[1], result, dt, t.rank,
-                                                       t.disp, t.win));
-    }
-    amo_reqs += s->req != MPI_REQUEST_NULL;
-    s->win = t.win;
-    s->rank = t.rank;
-    s->kind = kind;
-    ring_unlock();
-}
-
-void shmemi_amo_quiet(const struct shmemq_ctx *c)
-{
-    if (__atomic_load_n(&amo_reqs, __ATOMIC_RELAXED) == 0)
-        return;
-    ring_lock();
-    for (int i = 0; i < AMO_RING && amo_reqs > 0; i++) {
-        amo_slot_t *s = &amo_ring[i];
-        if (s->req != MPI_REQUEST_NULL && (s->win == c->heap_win || s->win == c->data_win)) {
-            SHMEMI_MPI_CHECK("shmem_quiet", shmemi_p2p_wait_req(&s->req));
-            amo_reqs--;
-        }
-    }
-    ring_unlock();
+    shmemi_xp_amo_nbi(routine, &t, xt, size, kind, xop, v0, v1, result);
 }
 
 /* ---- public routines: each family is defined twice, K = ctx (explicit context) and
@@ -280,28 +107,28 @@ void shmemi_amo_quiet(const struct shmemq_ctx *c)
 #define AMO_STR_(x) #x
 #define AMO_STR(x) AMO_STR_(x)
 #define AMO_PROFILE(name) SHMEMI_PROFILE(name)
-#define AMO_DT(N) SHMEMI_MPI_TYPE_##N
+#define AMO_DT(N) SHMEMI_XT_##N
 
-/* T fetch_OP(dest, value) and its _nbi and non-fetching forms, for one MPI op. */
-#define AMO_OP3(K, T, N, OP, MPIOP)                                                          \
+/* T fetch_OP(dest, value) and its _nbi and non-fetching forms, for one operation. */
+#define AMO_OP3(K, T, N, OP, XOP)                                                          \
     T AMO_FN(K, N, fetch_##OP)(AMO_PARAM_##K T * dest, T value, int pe)                      \
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop(AMO_STR(AMO_FN(K, N, fetch_##OP)), AMO_CTX_##K, dest, &value, &r, sizeof(T), \
-                AMO_DT(N), MPIOP, pe);                                                       \
+                AMO_DT(N), XOP, pe);                                                       \
         return r;                                                                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_##OP))                                                    \
     void AMO_FN(K, N, fetch_##OP##_nbi)(AMO_PARAM_##K T * fetch, T * dest, T value, int pe)  \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, fetch_##OP##_nbi)), AMO_CTX_##K, dest, &value, NULL,   \
-                 fetch, sizeof(T), AMO_DT(N), MPIOP, pe, AMO_FOP);                           \
+                 fetch, sizeof(T), AMO_DT(N), XOP, pe, AMO_FOP);                           \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_##OP##_nbi))                                              \
     void AMO_FN(K, N, OP)(AMO_PARAM_##K T * dest, T value, int pe)                           \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, OP)), AMO_CTX_##K, dest, &value, NULL, NULL, sizeof(T), \
-                 AMO_DT(N), MPIOP, pe, AMO_ACC);                                             \
+                 AMO_DT(N), XOP, pe, AMO_ACC);                                             \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, OP))
 
@@ -310,34 +137,34 @@ void shmemi_amo_quiet(const struct shmemq_ctx *c)
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop(AMO_STR(AMO_FN(K, N, fetch)), AMO_CTX_##K, source, NULL, &r, sizeof(T),      \
-                AMO_DT(N), MPI_NO_OP, pe);                                                   \
+                AMO_DT(N), SHMEMI_XOP_FETCH, pe);                                                   \
         return r;                                                                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch))                                                         \
     void AMO_FN(K, N, fetch_nbi)(AMO_PARAM_##K T * fetch, const T *source, int pe)           \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, fetch_nbi)), AMO_CTX_##K, source, amo_no_operand, NULL,\
-                 fetch, sizeof(T), AMO_DT(N), MPI_NO_OP, pe, AMO_FOP);                       \
+                 fetch, sizeof(T), AMO_DT(N), SHMEMI_XOP_FETCH, pe, AMO_FOP);                       \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_nbi))                                                     \
     void AMO_FN(K, N, set)(AMO_PARAM_##K T * dest, T value, int pe)                          \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, set)), AMO_CTX_##K, dest, &value, NULL, NULL,          \
-                 sizeof(T), AMO_DT(N), MPI_REPLACE, pe, AMO_ACC);                            \
+                 sizeof(T), AMO_DT(N), SHMEMI_XOP_SET, pe, AMO_ACC);                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, set))                                                           \
     T AMO_FN(K, N, swap)(AMO_PARAM_##K T * dest, T value, int pe)                            \
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop(AMO_STR(AMO_FN(K, N, swap)), AMO_CTX_##K, dest, &value, &r, sizeof(T),       \
-                AMO_DT(N), MPI_REPLACE, pe);                                                 \
+                AMO_DT(N), SHMEMI_XOP_SET, pe);                                                 \
         return r;                                                                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, swap))                                                          \
     void AMO_FN(K, N, swap_nbi)(AMO_PARAM_##K T * fetch, T * dest, T value, int pe)          \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, swap_nbi)), AMO_CTX_##K, dest, &value, NULL, fetch,    \
-                 sizeof(T), AMO_DT(N), MPI_REPLACE, pe, AMO_FOP);                            \
+                 sizeof(T), AMO_DT(N), SHMEMI_XOP_SET, pe, AMO_FOP);                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, swap_nbi))
 
@@ -354,14 +181,14 @@ void shmemi_amo_quiet(const struct shmemq_ctx *c)
                                         int pe)                                              \
     {                                                                                        \
         amo_post(AMO_STR(AMO_FN(K, N, compare_swap_nbi)), AMO_CTX_##K, dest, &value, &cond,  \
-                 fetch, sizeof(T), AMO_DT(N), MPI_NO_OP, pe, AMO_CAS);                       \
+                 fetch, sizeof(T), AMO_DT(N), SHMEMI_XOP_FETCH, pe, AMO_CAS);                       \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, compare_swap_nbi))                                              \
     T AMO_FN(K, N, fetch_inc)(AMO_PARAM_##K T * dest, int pe)                                \
     {                                                                                        \
         T one = 1, r = 0;                                                                    \
         amo_fop(AMO_STR(AMO_FN(K, N, fetch_inc)), AMO_CTX_##K, dest, &one, &r, sizeof(T),    \
-                AMO_DT(N), MPI_SUM, pe);                                                     \
+                AMO_DT(N), SHMEMI_XOP_SUM, pe);                                                     \
         return r;                                                                            \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_inc))                                                     \
@@ -369,20 +196,20 @@ void shmemi_amo_quiet(const struct shmemq_ctx *c)
     {                                                                                        \
         T one = 1;                                                                           \
         amo_post(AMO_STR(AMO_FN(K, N, fetch_inc_nbi)), AMO_CTX_##K, dest, &one, NULL, fetch, \
-                 sizeof(T), AMO_DT(N), MPI_SUM, pe, AMO_FOP);                                \
+                 sizeof(T), AMO_DT(N), SHMEMI_XOP_SUM, pe, AMO_FOP);                                \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, fetch_inc_nbi))                                                 \
     void AMO_FN(K, N, inc)(AMO_PARAM_##K T * dest, int pe)                                   \
     {                                                                                        \
         T one = 1;                                                                           \
         amo_post(AMO_STR(AMO_FN(K, N, inc)), AMO_CTX_##K, dest, &one, NULL, NULL, sizeof(T), \
-                 AMO_DT(N), MPI_SUM, pe, AMO_ACC);                                           \
+                 AMO_DT(N), SHMEMI_XOP_SUM, pe, AMO_ACC);                                           \
     }                                                                                        \
     AMO_PROFILE(AMO_FN(K, N, inc))                                                           \
-    AMO_OP3(K, T, N, add, MPI_SUM)
+    AMO_OP3(K, T, N, add, SHMEMI_XOP_SUM)
 
 #define AMO_BIT(K, T, N) \
-    AMO_OP3(K, T, N, and, MPI_BAND) AMO_OP3(K, T, N, or, MPI_BOR) AMO_OP3(K, T, N, xor, MPI_BXOR)
+    AMO_OP3(K, T, N, and, SHMEMI_XOP_AND) AMO_OP3(K, T, N, or, SHMEMI_XOP_OR) AMO_OP3(K, T, N, xor, SHMEMI_XOP_XOR)
 
 #define AMO_EXT_BOTH(T, N) AMO_EXT(ctx, T, N) AMO_EXT(dflt, T, N)
 #define AMO_STD_BOTH(T, N) AMO_STD(ctx, T, N) AMO_STD(dflt, T, N)
@@ -397,7 +224,7 @@ SHMEMQ_AMO_BIT_TYPES(AMO_BIT_BOTH)
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop("shmem_" #N "_swap", SHMEM_CTX_DEFAULT, target, &value, &r, sizeof(T),       \
-                AMO_DT(N), MPI_REPLACE, pe);                                                 \
+                AMO_DT(N), SHMEMI_XOP_SET, pe);                                                 \
         return r;                                                                            \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_swap)                                                         \
@@ -405,14 +232,14 @@ SHMEMQ_AMO_BIT_TYPES(AMO_BIT_BOTH)
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop("shmem_" #N "_fetch", SHMEM_CTX_DEFAULT, target, NULL, &r, sizeof(T),        \
-                AMO_DT(N), MPI_NO_OP, pe);                                                   \
+                AMO_DT(N), SHMEMI_XOP_FETCH, pe);                                                   \
         return r;                                                                            \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_fetch)                                                        \
     void shmem_##N##_set(T *target, T value, int pe)                                         \
     {                                                                                        \
         amo_post("shmem_" #N "_set", SHMEM_CTX_DEFAULT, target, &value, NULL, NULL,          \
-                 sizeof(T), AMO_DT(N), MPI_REPLACE, pe, AMO_ACC);                            \
+                 sizeof(T), AMO_DT(N), SHMEMI_XOP_SET, pe, AMO_ACC);                            \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_set)
 
@@ -429,7 +256,7 @@ SHMEMQ_AMO_BIT_TYPES(AMO_BIT_BOTH)
     {                                                                                        \
         T r = 0;                                                                             \
         amo_fop("shmem_" #N "_fadd", SHMEM_CTX_DEFAULT, target, &value, &r, sizeof(T),       \
-                AMO_DT(N), MPI_SUM, pe);                                                     \
+                AMO_DT(N), SHMEMI_XOP_SUM, pe);                                                     \
         return r;                                                                            \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_fadd)                                                         \
@@ -437,21 +264,21 @@ SHMEMQ_AMO_BIT_TYPES(AMO_BIT_BOTH)
     {                                                                                        \
         T one = 1, r = 0;                                                                    \
         amo_fop("shmem_" #N "_finc", SHMEM_CTX_DEFAULT, target, &one, &r, sizeof(T),         \
-                AMO_DT(N), MPI_SUM, pe);                                                     \
+                AMO_DT(N), SHMEMI_XOP_SUM, pe);                                                     \
         return r;                                                                            \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_finc)                                                         \
     void shmem_##N##_add(T *target, T value, int pe)                                         \
     {                                                                                        \
         amo_post("shmem_" #N "_add", SHMEM_CTX_DEFAULT, target, &value, NULL, NULL,          \
-                 sizeof(T), AMO_DT(N), MPI_SUM, pe, AMO_ACC);                                \
+                 sizeof(T), AMO_DT(N), SHMEMI_XOP_SUM, pe, AMO_ACC);                                \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_add)                                                          \
     void shmem_##N##_inc(T *target, int pe)                                                  \
     {                                                                                        \
         T one = 1;                                                                           \
         amo_post("shmem_" #N "_inc", SHMEM_CTX_DEFAULT, target, &one, NULL, NULL, sizeof(T), \
-                 AMO_DT(N), MPI_SUM, pe, AMO_ACC);                                           \
+                 AMO_DT(N), SHMEMI_XOP_SUM, pe, AMO_ACC);                                           \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_inc)
 
@@ -462,7 +289,7 @@ long shmem_swap(long *target, long value, int pe)
 {
     long r = 0;
     amo_fop("shmem_swap", SHMEM_CTX_DEFAULT, target, &value, &r, sizeof(long), AMO_DT(long),
-            MPI_REPLACE, pe);
+            SHMEMI_XOP_SET, pe);
     return r;
 }
 SHMEMI_PROFILE(shmem_swap)

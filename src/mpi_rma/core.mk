@@ -11,7 +11,12 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/node.c \
 	src/mpi_rma/xport.h \
+	src/mpi_rma/xport_types.h \
+	src/mpi_rma/xport_node.h \
+	src/mpi_rma/xport_mpi.h \
 	src/mpi_rma/xport_mpi.c \
+	src/mpi_rma/xport_mpi_amo.c \
+	src/mpi_rma/xport_mpi_burst.c \
 	src/mpi_rma/symseg.c \
 	src/mpi_rma/rma.c \
 	src/mpi_rma/sync.c \
@@ -39,3 +44,10 @@ noinst_PROGRAMS += examples/ring
 examples_ring_SOURCES = examples/ring.c
 examples_ring_LDADD = $(SHMEMQ_LIBS)
 examples_ring_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# test/lint_transport.sh: MPI RMA calls appear only in the MPI transport (xport.h names its
+# files). A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am); no build needed.
+EXTRA_DIST += test/lint_transport.sh
+if BUILD_TESTS
+TESTS += test/lint_transport.sh
+endif

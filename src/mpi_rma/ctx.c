@@ -256,8 +256,7 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
             shmemi_bad_arg(routine, "PE %d is not in the context's team", target_pes[i]);
             continue;
         }
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(rank, ctx->heap_win));
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(rank, ctx->data_win));
+        shmemi_xp_quiet_rank(routine, ctx, rank);
     }
 }
 SHMEMI_PROFILE(shmem_ctx_pe_quiet)

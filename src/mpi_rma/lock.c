@@ -6,16 +6,16 @@
  *   NODE (bytes 4..7)  on every PE: this PE's queue node,
  *                      NEXT (bits 0..30) = 1 + the PE queued right behind it,
  *                      WAIT (bit 31) set while this PE waits for its predecessor
- * acquire: swap own id into PE 0's TAIL (fetch-and-op MPI_REPLACE). Old TAIL 0: the lock
- *          is ours. Else set own WAIT (MPI_BOR), add own id into the predecessor's NEXT
- *          (MPI_SUM on a field known to be 0), spin until WAIT is cleared.
+ * acquire: swap own id into PE 0's TAIL (fetching SET). Old TAIL 0: the lock
+ *          is ours. Else set own WAIT (OR), add own id into the predecessor's NEXT
+ *          (SUM on a field known to be 0), spin until WAIT is cleared.
  * release: quiet (stores of the critical section complete). NEXT empty: compare-and-swap
  *          PE 0's TAIL from own id to 0; that fails only when a successor is enqueuing,
- *          so wait for NEXT. Then clear own NEXT (MPI_SUM of its negation) and clear the
- *          successor's WAIT (MPI_BAND).
+ *          so wait for NEXT. Then clear own NEXT (SUM of its negation) and clear the
+ *          successor's WAIT (AND).
  * test_lock: compare-and-swap TAIL from 0 to own id.
  * The successor sets WAIT before it links itself, so the hand-off is never lost. All
- * updates are MPI_UINT32_T accumulate-class operations on the default context's window
+ * updates are uint32 atomics of the transport interface (xport.h) on the default context
  * (atomic with each other; 32 bits because Open MPI 4.1's osc/rdma over the vader BTL
  * crashes in 64-bit MPI_Compare_and_swap). Waits poll local atomic loads with
  * MPI_Win_sync and progress, so the hand-off reaches a waiting PE under MPICH's
@@ -36,29 +36,22 @@ _Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "the lock word must hold 64
 #define LOCK_NEXT_MASK ((uint32_t)0x7fffffff)
 #define LOCK_WAIT ((uint32_t)1 << 31)
 
-static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t value, MPI_Op op)
+static uint32_t fetch_op(const char *routine, const shmemi_target_t *t, uint32_t value,
+                         shmemi_xop_t op)
 {
     uint32_t old = 0;
-    if (shmemi_xp_node_amo(t)) {
-        shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_FOP, op, &value, NULL, &old);
-        return old;
-    }
-    shmemi_mpi_fetch_op(routine, t, &value, &old, MPI_UINT32_T, op);
+    shmemi_xp_fetch_op(routine, t, SHMEMI_XT_uint32, sizeof old, op, &value, &old);
     return old;
 }
 
 static uint32_t cas(const char *routine, const shmemi_target_t *t, uint32_t compare, uint32_t value)
 {
     uint32_t old = 0;
-    if (shmemi_xp_node_amo(t)) {
-        shmemi_node_amo(t->local, sizeof old, SHMEMI_AMO_CAS, MPI_NO_OP, &value, &compare, &old);
-        return old;
-    }
-    shmemi_mpi_cas(routine, t, &value, &compare, &old, MPI_UINT32_T, 1);
+    shmemi_xp_cas(routine, t, SHMEMI_XT_uint32, sizeof old, &value, &compare, &old, 1);
     return old;
 }
 
-static void update(const char *routine, const shmemi_target_t *t, uint32_t value, MPI_Op op)
+static void update(const char *routine, const shmemi_target_t *t, uint32_t value, shmemi_xop_t op)
 {
     (void)fetch_op(routine, t, value, op);
 }
@@ -165,12 +158,12 @@ static void mcs_acquire(const char *routine, long *lock, shmemi_target_t *tail,
 {
     shmemi_target_t pred;
     uint32_t me = (uint32_t)shmemi.my_pe + 1;
-    uint32_t prev = fetch_op(routine, tail, me, MPI_REPLACE);
+    uint32_t prev = fetch_op(routine, tail, me, SHMEMI_XOP_SET);
     if (prev != 0) {
         if (node_of(routine, lock, prev, &pred))
             return;
-        update(routine, self, LOCK_WAIT, MPI_BOR);
-        update(routine, &pred, me, MPI_SUM);
+        update(routine, self, LOCK_WAIT, SHMEMI_XOP_OR);
+        update(routine, &pred, me, SHMEMI_XOP_SUM);
         for (unsigned spins = 0; load_node(lock, self->win) & LOCK_WAIT;) {
             shmemi_wait_poll(self->win, &spins);
             shmemi_backoff(spins);
@@ -203,8 +196,8 @@ static int mcs_release(const char *routine, long *lock, shmemi_target_t *tail,
     }
     if (node_of(routine, lock, next, &succ))
         return 0;
-    update(routine, self, (uint32_t)0 - next, MPI_SUM);
-    update(routine, &succ, ~LOCK_WAIT, MPI_BAND);
+    update(routine, self, (uint32_t)0 - next, SHMEMI_XOP_SUM);
+    update(routine, &succ, ~LOCK_WAIT, SHMEMI_XOP_AND);
     return 0;
 }
 

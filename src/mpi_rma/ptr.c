@@ -17,7 +17,7 @@ void *shmem_ptr(const void *dest, int pe)
         return NULL;
     if (pe == shmemi.my_pe)
         return (void *)dest;
-    char *base = shmemi_xp_node_base(region, pe);
+    char *base = shmemi_node_region(region, pe);
     return base ? base + off : NULL;
 }
 SHMEMI_PROFILE(shmem_ptr)

@@ -1,11 +1,11 @@
 /* rma.c: contiguous put and get. Every typed, sized and bytewise routine funnels into
  * shmemi_put_bytes / shmemi_get_bytes.
  *
- * Blocking put = MPI_Put + MPI_Win_flush_local (source reusable, as OpenSHMEM asks);
- * blocking get = MPI_Get + MPI_Win_flush; _nbi forms complete at quiet
- * (MPI_Win_flush_all). Transfers to the calling PE and to node peers are plain memory
- * copies (the node transport, xport.h; shmemq_node_copy, as the inline path): complete on
- * return, no target CPU needed.
+ * The target's transport (xport.h) carries the bytes: a blocking put returns with the
+ * source reusable (SHMEMI_XP_LOCAL, as OpenSHMEM asks), a blocking get with the data
+ * here (SHMEMI_XP_REMOTE); _nbi forms complete at quiet. Transfers to the calling PE and
+ * to node peers are plain memory copies (the node transport; shmemq_node_copy, as the
+ * inline path): complete on return, no target CPU needed.
  * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
 #include "shmemi_p2p.h"
 
@@ -21,17 +21,15 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         shmemi_bad_arg(routine, "NULL source with %zu bytes", nbytes);
         return;
     }
-    if (shmemi_xp_node_bytes(&t)) { /* this PE or a node peer: a copy (rma_inline.h) */
-        shmemq_node_copy(t.local, src, nbytes);
+    if (shmemi_xp_put_completes(&t)) { /* this PE or a node peer: a copy, no batching */
+        shmemi_xp_put(routine, &t, src, nbytes, SHMEMI_XP_LOCAL);
         return;
     }
     /* 1.6 batch session: small puts go to the context's queue */
     if (SHMEMI_UNLIKELY(ctx->session != NULL) &&
         shmemi_session_put(ctx, dest, src, nbytes, t.rank) == 0)
         return;
-    shmemi_mpi_put(routine, &t, src, nbytes);
-    if (blocking)
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t.rank, t.win));
+    shmemi_xp_put(routine, &t, src, nbytes, blocking ? SHMEMI_XP_LOCAL : SHMEMI_XP_NBI);
 }
 
 void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
@@ -49,13 +47,7 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
     /* a get reads this PE's earlier session updates, as it would without a session */
     if (SHMEMI_UNLIKELY(ctx->session != NULL))
         shmemi_session_flush(ctx);
-    if (shmemi_xp_node_bytes(&t)) {
-        shmemq_node_copy(dest, t.local, nbytes);
-        return;
-    }
-    shmemi_mpi_get(routine, &t, dest, nbytes);
-    if (blocking)
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
+    shmemi_xp_get(routine, &t, dest, nbytes, blocking ? SHMEMI_XP_REMOTE : SHMEMI_XP_NBI);
 }
 
 /* Element counts become byte counts; a count that overflows size_t is refused. */

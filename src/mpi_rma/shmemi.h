@@ -296,8 +296,8 @@ void shmemi_ctx_fini(void);
 
 /* ---- completion ---- */
 void shmemi_ctx_quiet(struct shmemq_ctx *c);
-/* amo.c: wait, with back-off, for the results of c's fetching nbi atomics sent through
- * MPI; quiet calls it before its flush. */
+/* xport_mpi_amo.c: wait, with back-off, for the results of c's fetching nbi atomics
+ * sent through MPI; quiet calls it before its flush. */
 void shmemi_amo_quiet(const struct shmemq_ctx *c);
 
 /* ---- environment helpers (env.c) ---- */

@@ -22,26 +22,6 @@ static inline void shmemi_wait_poll(MPI_Win win, unsigned *spins)
         sched_yield();
 }
 
-/* Complete a request while progressing. Used instead of a blocking MPI_Win_flush wherever
- * a request-based operation exists. Spins first (yielding from the first polls made a
- * blocking AMO off the node 20-25% slower than MPI_Fetch_and_op + flush on MPICH; after 64
- * it is as fast), then yields, for the machines we run on are often oversubscribed and
- * the peer needs our core; the randomised back-off (progress.c) breaks lockstep between
- * PEs that wait on each other's atomics (swap against swap inside quiet). */
-static inline int shmemi_p2p_wait_req(MPI_Request *req)
-{
-    for (unsigned spins = 0;;) {
-        int done = 0;
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS || done)
-            return rc;
-        shmemi_progress();
-        if (++spins > 64)
-            sched_yield();
-        shmemi_backoff(spins);
-    }
-}
-
 /* The window covering a local symmetric range (for MPI_Win_sync), or the heap window
  * when the range is not symmetric. */
 static inline MPI_Win shmemi_sync_win(const void *addr, size_t len)

@@ -1,27 +1,25 @@
 /* signal.c: put-with-signal and the signal routines.
  *
  * Ordering: the data must be visible at the target before the signal is, so
- *   data   -> MPI_Put (split at SHMEMI_MAX_MPI_COUNT), then MPI_Win_flush(target):
- *             remote completion of the data;
- *   signal -> MPI_Accumulate of one uint64 with MPI_REPLACE (SHMEM_SIGNAL_SET) or
- *             MPI_SUM (SHMEM_SIGNAL_ADD), then MPI_Win_flush_local (its origin buffer is
- *             on our stack; MPI_Win_flush when the target is the calling PE); the
- *             signal is remotely complete at the next quiet.
+ *   data   -> a put completed at the target (SHMEMI_XP_REMOTE: MPI_Put + MPI_Win_flush,
+ *             or a copy and a fence on the node transport);
+ *   signal -> a uint64 atomic SET (SHMEM_SIGNAL_SET) or SUM (SHMEM_SIGNAL_ADD) whose
+ *             operand is reusable on return (shmemi_xp_amo_now); the signal is remotely
+ *             complete at the next quiet.
  * The _nbi forms order the same way (the flush costs one round trip; MPI has no
  * cheaper put-then-accumulate ordering across targets' windows). Signals are always
- * accumulates, also to the calling PE, so adds from many PEs are atomic together.
- * Node peers (xport.h): the data is a copy, the signal a CPU atomic when the job is
- * one node (else still an accumulate, after a fence).
- * signal_fetch is MPI_Fetch_and_op(MPI_NO_OP) on the calling PE; signal_wait_until
- * spins on atomic loads with MPI_Win_sync + progress (see p2p.c). */
+ * atomics of the atomic domain (xport.h), also to the calling PE, so adds from many PEs
+ * are atomic together: CPU atomics when the job is one node, else MPI accumulates.
+ * signal_fetch is a blocking fetch on the calling PE; signal_wait_until spins on atomic
+ * loads with MPI_Win_sync + progress (see p2p.c). */
 #include "shmemi_p2p.h"
 
-static int signal_op(const char *routine, int sig_op, MPI_Op *op)
+static int signal_op(const char *routine, int sig_op, shmemi_xop_t *op)
 {
     if (sig_op == SHMEM_SIGNAL_SET)
-        *op = MPI_REPLACE;
+        *op = SHMEMI_XOP_SET;
     else if (sig_op == SHMEM_SIGNAL_ADD)
-        *op = MPI_SUM;
+        *op = SHMEMI_XOP_SUM;
     else {
         shmemi_bad_arg(routine, "invalid sig_op %d", sig_op);
         return -1;
@@ -41,21 +39,10 @@ static int signal_target(const char *routine, shmem_ctx_t ctx, const uint64_t *s
     return 0;
 }
 
-static void signal_update(const char *routine, const shmemi_target_t *t, uint64_t value, MPI_Op op)
+static void signal_update(const char *routine, const shmemi_target_t *t, uint64_t value,
+                          shmemi_xop_t op)
 {
-    if (shmemi_xp_node_amo(t)) { /* seq_cst: after the data stores, as the flush orders */
-        shmemi_node_amo(t->local, sizeof value, SHMEMI_AMO_ACC, op, &value, NULL, NULL);
-        return;
-    }
-    SHMEMI_MPI_CHECK(routine, MPI_Accumulate(&value, 1, MPI_UINT64_T, t->rank, t->disp, 1,
-                                             MPI_UINT64_T, op, t->win));
-    /* An accumulate to the calling PE may be held back by MPI until a flush (MPICH
-     * does so on MPI_Win_create windows), and nothing else would flush it before the
-     * local wait that expects it: complete it now; it costs no network round trip. */
-    if (t->rank == shmemi.my_pe)
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t->rank, t->win));
-    else
-        SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(t->rank, t->win));
+    shmemi_xp_amo_now(routine, t, SHMEMI_XT_uint64, sizeof value, op, &value);
 }
 
 static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
@@ -63,7 +50,7 @@ static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const v
                        int sig_op, int pe)
 {
     shmemi_target_t st, dt;
-    MPI_Op op;
+    shmemi_xop_t op;
     if (SHMEMI_UNLIKELY(signal_op(routine, sig_op, &op)))
         return;
     if (SHMEMI_UNLIKELY(elem != 0 && nelems > SIZE_MAX / elem)) {
@@ -80,14 +67,8 @@ static void put_signal(const char *routine, shmem_ctx_t ctx, void *dest, const v
             shmemi_bad_arg(routine, "NULL source with %zu bytes", nbytes);
             return;
         }
-        if (shmemi_xp_node_bytes(&dt)) {
-            memmove(dt.local, src, nbytes);
-            shmemi_node_quiet(); /* the data before the signal, whichever path it takes */
-        } else {
-            shmemi_mpi_put(routine, &dt, src, nbytes);
-            /* data remotely complete before the signal is issued */
-            SHMEMI_MPI_CHECK(routine, MPI_Win_flush(dt.rank, dt.win));
-        }
+        /* data remotely complete (node: fenced) before the signal is issued */
+        shmemi_xp_put(routine, &dt, src, nbytes, SHMEMI_XP_REMOTE);
     }
     signal_update(routine, &st, signal, op);
 }
@@ -127,14 +108,9 @@ uint64_t shmem_signal_fetch(const uint64_t *sig_addr)
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(signal_target(routine, SHMEM_CTX_DEFAULT, sig_addr, shmemi.my_pe, &t)))
         return 0;
-    uint64_t value = 0;
-    if (shmemi_xp_node_amo(&t)) {
-        shmemi_node_amo(t.local, sizeof value, SHMEMI_AMO_FOP, MPI_NO_OP, NULL, NULL, &value);
-        return value;
-    }
-    SHMEMI_MPI_CHECK(routine, MPI_Fetch_and_op(NULL, &value, MPI_UINT64_T, t.rank, t.disp,
-                                               MPI_NO_OP, t.win));
-    SHMEMI_MPI_CHECK(routine, MPI_Win_flush(t.rank, t.win));
+    uint64_t value = 0, unused = 0; /* a fetch ignores its operand */
+    shmemi_xp_fetch_op(routine, &t, SHMEMI_XT_uint64, sizeof value, SHMEMI_XOP_FETCH, &unused,
+                       &value);
     return value;
 }
 SHMEMI_PROFILE(shmem_signal_fetch)
@@ -168,7 +144,7 @@ uint64_t shmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value
 SHMEMI_PROFILE(shmem_signal_wait_until)
 
 static void signal_rmw(const char *routine, shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal,
-                       int pe, MPI_Op op)
+                       int pe, shmemi_xop_t op)
 {
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(signal_target(routine, ctx, sig_addr, pe, &t)))
@@ -178,24 +154,24 @@ static void signal_rmw(const char *routine, shmem_ctx_t ctx, uint64_t *sig_addr,
 
 void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_rmw("shmem_ctx_signal_add", ctx, sig_addr, signal, pe, MPI_SUM);
+    signal_rmw("shmem_ctx_signal_add", ctx, sig_addr, signal, pe, SHMEMI_XOP_SUM);
 }
 SHMEMI_PROFILE(shmem_ctx_signal_add)
 
 void shmem_signal_add(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_rmw("shmem_signal_add", SHMEM_CTX_DEFAULT, sig_addr, signal, pe, MPI_SUM);
+    signal_rmw("shmem_signal_add", SHMEM_CTX_DEFAULT, sig_addr, signal, pe, SHMEMI_XOP_SUM);
 }
 SHMEMI_PROFILE(shmem_signal_add)
 
 void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_rmw("shmem_ctx_signal_set", ctx, sig_addr, signal, pe, MPI_REPLACE);
+    signal_rmw("shmem_ctx_signal_set", ctx, sig_addr, signal, pe, SHMEMI_XOP_SET);
 }
 SHMEMI_PROFILE(shmem_ctx_signal_set)
 
 void shmem_signal_set(uint64_t *sig_addr, uint64_t signal, int pe)
 {
-    signal_rmw("shmem_signal_set", SHMEM_CTX_DEFAULT, sig_addr, signal, pe, MPI_REPLACE);
+    signal_rmw("shmem_signal_set", SHMEM_CTX_DEFAULT, sig_addr, signal, pe, SHMEMI_XOP_SET);
 }
 SHMEMI_PROFILE(shmem_signal_set)

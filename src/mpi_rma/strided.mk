@@ -3,6 +3,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/strided_impl.h \
 	src/mpi_rma/strided_default_table.h \
 	src/mpi_rma/strided.c \
+	src/mpi_rma/xport_mpi_strided.c \
 	src/mpi_rma/strided_table.c
 
 if BUILD_TESTS

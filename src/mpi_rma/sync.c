@@ -1,8 +1,8 @@
 /* sync.c: ordering and completion (fence, quiet) and the global barriers.
  *
- * quiet = MPI_Win_flush_all on the context's two windows, after waiting with back-off
- * for the requests of fetching nbi atomics (amo.c). fence is the same: MPI has
- * no cheaper per-target ordering that covers puts, gets and accumulates alike.
+ * quiet completes every transport's operations on the context (shmemi_xp_quiet, xport.h:
+ * the node transport's fence, then MPI's nbi atomic requests and window flushes); fence
+ * is the same (shmemi_xp_fence).
  * Barriers wait in MPI_Ibarrier + test so that a PE inside a barrier keeps applying
  * incoming queue traffic and MPI active messages (see progress.c). After the barrier,
  * MPI_Win_sync makes remote writes visible to this PE's loads. */
@@ -12,10 +12,7 @@ void shmemi_ctx_quiet(struct shmemq_ctx *c)
 {
     if (SHMEMI_UNLIKELY(c->session != NULL)) /* a batch session's queue first (session.c) */
         shmemi_session_flush(c);
-    shmemi_node_quiet(); /* the node transport's stores */
-    shmemi_amo_quiet(c); /* fetching nbi atomics: waited with back-off, not in MPI */
-    SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));
-    SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->data_win));
+    shmemi_xp_quiet(c);
 }
 
 static void sync_memory(void)

@@ -246,7 +246,7 @@ void cq_apply(const cq_msghdr_t *h, const unsigned char *data)
             apply_one(base + disp[i], h->slot, h->esize, v, cq_atomic_apply);
         return;
     }
-    if (h->slot == CQ_S_PUT && h->tidx == CQ_T_BYTES) {
+    if (h->slot == CQ_S_PUT && h->tidx == SHMEMI_XT_BYTES) {
         cq_apply_puts(base, data, n);
         return;
     }
@@ -468,7 +468,7 @@ int cq_am_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         q->st.bursts++;
         return 0;
     }
-    size_t bytes = h->slot == CQ_S_PUT && h->tidx == CQ_T_BYTES ? c->used
+    size_t bytes = h->slot == CQ_S_PUT && h->tidx == SHMEMI_XT_BYTES ? c->used
                                                                 : (size_t)n * (8 + h->esize);
     if (q->pack) {
         size_t packed = cq_pack(h, chunk_data(c), n);

@@ -20,36 +20,24 @@
 #define CQ_DEAD_KEEP 1024 /* destroyed handles stay detectable until this many more die */
 
 const unsigned char cq_one[16] = {1};
-#define CQ_SZ(T, N) [CQ_T_##N] = sizeof(T),
-const unsigned char cq_esize[CQ_NTYPES + 1] = {SHMEMQ_RMA_TYPES(CQ_SZ)[CQ_T_BYTES] = 1};
+#define CQ_SZ(T, N) [SHMEMI_XT_##N] = sizeof(T),
+const unsigned char cq_esize[SHMEMI_XT_NTYPES + 1] = {SHMEMQ_RMA_TYPES(CQ_SZ)[SHMEMI_XT_BYTES] = 1};
 #undef CQ_SZ
-uint32_t cq_type_ops_rw[CQ_NTYPES + 1];
-MPI_Datatype cq_mpitype[CQ_NTYPES + 1];
+uint32_t cq_type_ops_rw[SHMEMI_XT_NTYPES + 1];
 
 static void cq_tables_init(void)
 {
-#define T_RMA(T, N) cq_type_ops_rw[CQ_T_##N] |= CQ_OPB(SHMEM_OP_PUT) | CQ_OPB(SHMEM_OP_GET);
+#define T_RMA(T, N) cq_type_ops_rw[SHMEMI_XT_##N] |= CQ_OPB(SHMEM_OP_PUT) | CQ_OPB(SHMEM_OP_GET);
 #define T_STD(T, N) \
-    cq_type_ops_rw[CQ_T_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_ADD) | CQ_OPB(SHMEM_OP_ATOMIC_INC);
-#define T_EXT(T, N) cq_type_ops_rw[CQ_T_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_SET);
+    cq_type_ops_rw[SHMEMI_XT_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_ADD) | CQ_OPB(SHMEM_OP_ATOMIC_INC);
+#define T_EXT(T, N) cq_type_ops_rw[SHMEMI_XT_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_SET);
 #define T_BIT(T, N) \
-    cq_type_ops_rw[CQ_T_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_AND) | CQ_OPB(SHMEM_OP_ATOMIC_OR) | CQ_OPB(SHMEM_OP_ATOMIC_XOR);
+    cq_type_ops_rw[SHMEMI_XT_##N] |= CQ_OPB(SHMEM_OP_ATOMIC_AND) | CQ_OPB(SHMEM_OP_ATOMIC_OR) | CQ_OPB(SHMEM_OP_ATOMIC_XOR);
     SHMEMQ_RMA_TYPES(T_RMA)
     SHMEMQ_AMO_STD_TYPES(T_STD)
     SHMEMQ_AMO_EXT_TYPES(T_EXT)
     SHMEMQ_AMO_BIT_TYPES(T_BIT)
-    cq_type_ops_rw[CQ_T_BYTES] = CQ_OPB(SHMEM_OP_PUT) | CQ_OPB(SHMEM_OP_GET);
-    int i = 0;
-    MPI_Datatype m[] = {MPI_FLOAT, MPI_DOUBLE, MPI_LONG_DOUBLE, MPI_CHAR, MPI_SIGNED_CHAR,
-                        MPI_SHORT, MPI_INT, MPI_LONG, MPI_LONG_LONG, MPI_UNSIGNED_CHAR,
-                        MPI_UNSIGNED_SHORT, MPI_UNSIGNED, MPI_UNSIGNED_LONG,
-                        MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T, MPI_INT32_T,
-                        MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T,
-                        /* size_t, ptrdiff_t: the LP64 C types they are */
-                        sizeof(size_t) == sizeof(unsigned long) ? MPI_UNSIGNED_LONG : MPI_UINT64_T,
-                        sizeof(ptrdiff_t) == sizeof(long) ? MPI_LONG : MPI_INT64_T, MPI_BYTE};
-    for (i = 0; i <= CQ_NTYPES; i++)
-        cq_mpitype[i] = m[i];
+    cq_type_ops_rw[SHMEMI_XT_BYTES] = CQ_OPB(SHMEM_OP_PUT) | CQ_OPB(SHMEM_OP_GET);
 #undef T_RMA
 #undef T_STD
 #undef T_EXT
@@ -208,9 +196,7 @@ static void cq_free_all(shmem_queue_t q)
     }
     free(CQ_SLOTS(q));
     free(q->am_dirty);
-    free(q->lens);
-    free(q->tdisp);
-    free(q->odisp);
+    shmemi_mpi_burst_scratch_free(q->burst_scratch);
     free(q->hash);
     free(q->dense);
     q->dense = NULL;
@@ -350,7 +336,7 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->timed = c->timeout_flush >= 0;
     /* PUT/GET bits let one-element copies to node peers inline (queue_inline.h) */
     cq_set_fast(q, q->timed ? 0 : q->opmask);
-    q->fast.node_heap = shmemi.node_heap_ok ? shmemi.node_base[0] : NULL;
+    q->fast.node_heap = shmemi_xp_node_heaps();
     q->fast.heap_base = (uintptr_t)shmemi.heap_base;
     q->fast.heap_span = shmemi.heap_size > 15 ? shmemi.heap_size - 15 : 0;
     q->fast.data_base = (uintptr_t)shmemi.data_base;
@@ -415,14 +401,12 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
     q->grant = g < 64 ? 64 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
     q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
-    q->lens = malloc(sizeof(int) * maxrec);
-    q->tdisp = malloc(sizeof(MPI_Aint) * maxrec);
-    q->odisp = malloc(sizeof(MPI_Aint) * maxrec);
+    q->burst_scratch = shmemi_mpi_burst_scratch_new(maxrec);
     q->hash = malloc(sizeof(uint32_t) * hsize);
     q->hstamp = calloc(hsize, sizeof(uint32_t));
     q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->burst_scratch || !q->hash ||
         !q->hstamp || !q->freq || !q->fhdr) {
         cq_free_all(q);
         cq_header_free(q);

@@ -3,9 +3,9 @@
  *
  * A queue keeps, per target PE and per operation, one open "chunk": a preallocated
  * buffer that collects operations of one element type on one window. A full chunk (or a
- * flush, or a timeout) issues it as ONE burst: either one MPI call (RMA path:
- * MPI_Accumulate/MPI_Put/MPI_Get with indexed target datatypes) or one message applied
- * by the target PE (AM path, am.c). Chunks come from a per-queue free list, so the
+ * flush, or a timeout) issues it as ONE burst of a transport (xport.h): the node
+ * transport (cq_node.c), one MPI call with indexed datatypes (RMA path: cq_rma.c,
+ * shmemi_mpi_burst) or one message applied by the target PE (AM path, am.c). Chunks come from a per-queue free list, so the
  * push path never allocates once the queue is warm.
  *
  * Chunk/message layout (the same bytes are sent by the AM path):
@@ -15,7 +15,7 @@
  *            operand being the value (PUT) or the uint64 local address (GET, esize 8)
  *   PUT:     a stream of records {uint64 disp, uint64 len, payload padded to 8}
  *   GET:     a stream of records {uint64 disp, uint64 len, uint64 local address}
- *            (tidx CQ_T_BYTES: several elements, pushmem, strided)
+ *            (tidx SHMEMI_XT_BYTES: several elements, pushmem, strided)
  *   PACKED atomics (AM messages only): count uint32 displacements, one operand
  * Displacements are offsets from the start of the target's symmetric heap or data
  * segment (h->win); an RMA burst adds the heap's displacement in its window (heap_adj).
@@ -44,10 +44,8 @@
 /* Operation slots: ADD and INC share one (INC is ADD of 1). */
 enum { CQ_S_PUT = 0, CQ_S_GET, CQ_S_ADD, CQ_S_SET, CQ_S_AND, CQ_S_OR, CQ_S_XOR, CQ_NSLOTS };
 
-/* Type indices in SHMEMQ_RMA_TYPES order. */
-#define CQ_TENUM(T, N) CQ_T_##N,
-enum { SHMEMQ_RMA_TYPES(CQ_TENUM) CQ_NTYPES, CQ_T_BYTES = CQ_NTYPES };
-#undef CQ_TENUM
+/* Element types: the transport interface's (xport_types.h), SHMEMI_XT_* in
+ * SHMEMQ_RMA_TYPES order, SHMEMI_XT_BYTES for records of several elements. */
 
 /* BATCH: the chunk as it is. PACKED: an atomic batch whose displacements all fit 32
  * bits and whose operands are all equal (INC, or ADD of one constant: the histogram
@@ -78,7 +76,7 @@ typedef struct shmemq_cq_chunk {
 /* One open chunk per (target PE, slot): the public layout the inline push reads. */
 typedef shmemq_cq_slot_t cq_slot_t;
 #define CQ_NOKEY 0xffffffffu
-_Static_assert((int)CQ_NSLOTS == (int)SHMEMQ_CQ_NSLOTS && (int)CQ_NTYPES == (int)SHMEMQ_CQ_NTYPES, "slot layout");
+_Static_assert((int)CQ_NSLOTS == (int)SHMEMQ_CQ_NSLOTS && (int)SHMEMI_XT_NTYPES == (int)SHMEMQ_CQ_NTYPES, "slot layout");
 _Static_assert(SHMEMQ_CQ_SLOT(SHMEM_OP_PUT) == (int)CQ_S_PUT &&
                SHMEMQ_CQ_SLOT(SHMEM_OP_GET) == (int)CQ_S_GET &&
                SHMEMQ_CQ_SLOT(SHMEM_OP_ATOMIC_ADD) == (int)CQ_S_ADD &&
@@ -126,9 +124,8 @@ struct shmem_queue_s {
     cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
     cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
     uint64_t n_chunks;
-    /* scratch for datatypes and combining, sized for one chunk */
-    int *lens;
-    MPI_Aint *tdisp, *odisp;
+    /* scratch for MPI bursts' datatypes and for combining, sized for one chunk */
+    shmemi_mpi_burst_scratch_t *burst_scratch;
     uint32_t *hash;
     uint32_t *hstamp;
     uint32_t hgen;
@@ -153,8 +150,8 @@ struct shmem_queue_s {
 /* ---- globals (comm_queue.c / am.c) ---- */
 extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every PE) */
 extern int cq_atomic_apply;   /* apply AM atomics with __atomic (THREAD_MULTIPLE) */
-extern const unsigned char cq_esize[CQ_NTYPES + 1];
-extern uint32_t cq_type_ops_rw[CQ_NTYPES + 1]; /* bit per op allowed for the type */
+extern const unsigned char cq_esize[SHMEMI_XT_NTYPES + 1];
+extern uint32_t cq_type_ops_rw[SHMEMI_XT_NTYPES + 1]; /* bit per op allowed for the type */
 extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-endian) bytes */
 
 /* AM engine (am.c) */
@@ -205,17 +202,14 @@ static inline size_t chunk_records(shmem_queue_t q, size_t esize)
     return q->cbytes / (8 + esize);
 }
 
-extern MPI_Datatype cq_mpitype[CQ_NTYPES + 1]; /* the MPI type of each element type */
 
 /* ---- burst transports: the queue logic (cq_flush.c) hands each burst to one ----
  * node (cq_node.c): PEs of this node, applied here; complete on return */
-/* The node transport (xport.h) reaches PE pe's region: its base mapped here, or NULL.
- * Atomics only when the whole job is one node (the job's single atomic domain). */
+/* The node transport reaches PE pe's region: its base mapped here, or NULL. Atomic
+ * bursts follow the atomic domain; xport.h decides both (shmemi_xp_node_region). */
 static inline unsigned char *cq_node_target(int pe, int win, int atomic)
 {
-    if (atomic && !shmemi.amo_direct)
-        return NULL;
-    return (unsigned char *)shmemi_xp_node_base(win, pe);
+    return shmemi_xp_node_region(win, pe, atomic);
 }
 
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
@@ -255,10 +249,7 @@ static inline void cq_unlock(shmem_queue_t q)
  * communicator return errors, init.c/heap.c). Several calls in a row keep the first
  * failure (OR-ing the codes made a number MPI_Error_string cannot name). */
 int cq_mpi_err(const char *call, int rc); /* report; SHMEM_QUEUE_ERR_MPI (comm_queue.c) */
-typedef struct {
-    int rc;
-    const char *call;
-} cq_mpirc_t;
+typedef shmemi_xp_status_t cq_mpirc_t;
 static inline void cq_mpi_note(cq_mpirc_t *st, int rc, const char *call)
 {
     if (SHMEMI_UNLIKELY(rc != MPI_SUCCESS) && st->rc == MPI_SUCCESS) {
@@ -331,7 +322,7 @@ static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *dis
  * may take: per element type, those of `mask` the type allows; 0 turns them off. */
 static inline void cq_set_fast(struct shmem_queue_s *q, uint32_t mask)
 {
-    for (int t = 0; t < CQ_NTYPES; t++)
+    for (int t = 0; t < SHMEMI_XT_NTYPES; t++)
         q->fast.type_ops[t] = (uint8_t)(mask & cq_type_ops_rw[t]);
 }
 

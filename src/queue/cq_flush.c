@@ -68,7 +68,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
     int atomic = h->slot != CQ_S_PUT && h->slot != CQ_S_GET;
     /* slot layout (s->n records: displacements, then operands, granted capacity):
      * atomics and one-element typed PUT/GET; else a PUT/GET record stream */
-    int slotted = atomic || h->tidx != CQ_T_BYTES;
+    int slotted = atomic || h->tidx != SHMEMI_XT_BYTES;
     uint32_t n = slotted ? s->n : h->count;
     q->outstanding -= s->cap - s->n; /* the unused grant (0 for PUT/GET chunks) */
     q->granted -= s->cap;              /* the grant leaves with the chunk ... */

@@ -65,7 +65,7 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
                       uint32_t n, uint32_t sent)
 {
     cq_msghdr_t *h = chunk_hdr(c);
-    if ((h->slot == CQ_S_PUT || h->slot == CQ_S_GET) && h->tidx != CQ_T_BYTES) {
+    if ((h->slot == CQ_S_PUT || h->slot == CQ_S_GET) && h->tidx != SHMEMI_XT_BYTES) {
         /* one-element typed records (cq_push.c): not made for node targets, which the
          * push copies at once; applied here should a chunk ever reach a node PE */
         size_t es = cq_esize[h->tidx];

@@ -77,7 +77,7 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
         cq_am_reclaim(q);
-        /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
+        /* a local flush of the RMA bursts waits for the network: let a few be in flight
          * before paying it (memory stays bounded by max_elems anyway). */
         if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
             cq_rma_reclaim(q);
@@ -118,7 +118,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     h->tidx = (uint8_t)tidx;
     h->win = (uint8_t)win;
     /* record operand bytes: the element, or for a typed GET the local address */
-    h->esize = slot == CQ_S_GET && tidx != CQ_T_BYTES ? 8 : cq_esize[tidx];
+    h->esize = slot == CQ_S_GET && tidx != SHMEMI_XT_BYTES ? 8 : cq_esize[tidx];
     h->token = 0;
     c->pe = pe;
     c->used = 0;
@@ -127,7 +127,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     s->n = 0;
     s->cap = 0; /* atomics: granted by slot_grant */
     s->key = (uint32_t)tidx | ((uint32_t)win << 8);
-    if (tidx == CQ_T_BYTES) { /* PUT/GET record stream */
+    if (tidx == SHMEMI_XT_BYTES) { /* PUT/GET record stream */
         s->disp = NULL;
         s->opnd = NULL;
     } else { /* atomics, and one-element typed PUT/GET: displacements, then operands */
@@ -224,27 +224,17 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
 }
 
 /* PUT/GET record: {disp, len, payload | local address}. Too big for a chunk: issued
- * directly (PUT: MPI_Put + MPI_Win_flush_local, so src is reusable on return). */
+ * directly by the MPI transport (a PUT's src is reusable on return). */
 static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, void *local,
                      const void *payload, size_t len)
 {
     size_t rec = slot == CQ_S_PUT ? 16 + ((len + 7) & ~(size_t)7) : 24;
     if (rec > q->cbytes || len > (size_t)INT_MAX) {
-        MPI_Win w = win ? shmemi.data_win : shmemi.heap_win;
-        disp += win ? 0 : (uint64_t)shmemi.heap_adj[pe];
-        cq_mpirc_t st = {MPI_SUCCESS, NULL};
-        for (size_t done = 0; done < len;) {
-            size_t k = len - done < SHMEMI_MAX_MPI_COUNT ? len - done : SHMEMI_MAX_MPI_COUNT;
-            if (slot == CQ_S_PUT)
-                cq_mpi_note(&st, MPI_Put((const char *)payload + done, (int)k, MPI_BYTE, pe,
-                                         (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w), "MPI_Put");
-            else
-                cq_mpi_note(&st, MPI_Get((char *)local + done, (int)k, MPI_BYTE, pe,
-                                         (MPI_Aint)(disp + done), (int)k, MPI_BYTE, w), "MPI_Get");
-            done += k;
-        }
+        cq_mpirc_t st = {0, NULL};
         if (slot == CQ_S_PUT)
-            cq_mpi_note(&st, MPI_Win_flush_local(pe, w), "MPI_Win_flush_local");
+            shmemi_mpi_region_bytes(0, (void *)payload, len, pe, win, disp, SHMEMI_XP_LOCAL, &st);
+        else
+            shmemi_mpi_region_bytes(1, local, len, pe, win, disp, SHMEMI_XP_NBI, &st);
         note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
@@ -254,10 +244,10 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         return cq_mpi_result(&st);
     }
     cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
-    uint32_t key = (uint32_t)CQ_T_BYTES | ((uint32_t)win << 8);
+    uint32_t key = (uint32_t)SHMEMI_XT_BYTES | ((uint32_t)win << 8);
     if (s->key != key || s->ch->used + rec > q->cbytes ||
         chunk_hdr(s->ch)->count >= q->cbytes / 24) {
-        int rc = slot_reopen(q, s, pe, slot, CQ_T_BYTES, win);
+        int rc = slot_reopen(q, s, pe, slot, SHMEMI_XT_BYTES, win);
         if (rc)
             return rc;
     }
@@ -321,7 +311,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     /* typed elements sit at their natural alignment (sizes are powers of two); a
      * misaligned one would make the atomics (and C) misbehave */
     uintptr_t align = (uintptr_t)dest | (op == SHMEM_OP_GET ? (uintptr_t)src : 0);
-    if (tidx != CQ_T_BYTES && (align & (uintptr_t)(es - 1))) {
+    if (tidx != SHMEMI_XT_BYTES && (align & (uintptr_t)(es - 1))) {
         const void *bad = ((uintptr_t)dest & (uintptr_t)(es - 1)) ? dest : src;
         shmemi_debug(routine, "%p is not aligned to its %zu-byte element type", bad, es);
         return SHMEM_QUEUE_ERR_ARG;
@@ -355,9 +345,9 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
             memmove(nb + disp, src, nbytes);
         else
             memmove(dest, nb + disp, nbytes);
-    } else if (nelems == 1 && tidx != CQ_T_BYTES &&
+    } else if (nelems == 1 && tidx != SHMEMI_XT_BYTES &&
                CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot].key !=
-                   ((uint32_t)CQ_T_BYTES | ((uint32_t)win << 8))) {
+                   ((uint32_t)SHMEMI_XT_BYTES | ((uint32_t)win << 8))) {
         /* one typed element: a slot like the atomics' (displacements, then the value or,
          * for a GET, where it goes), which the inline push fills too (queue_inline.h).
          * Not while the slot collects records of several elements: joining them keeps a
@@ -401,7 +391,7 @@ int shmem_queue_comm_pushmem(shmem_queue_t q, void *dest, const void *src, size_
                              shmem_op_type_t op)
 {
     static const char *routine = "shmem_queue_comm_pushmem";
-    return cq_push_general(q, routine, dest, src, nbytes, pe, (int)op, CQ_T_BYTES);
+    return cq_push_general(q, routine, dest, src, nbytes, pe, (int)op, SHMEMI_XT_BYTES);
 }
 SHMEMI_PROFILE(shmem_queue_comm_pushmem)
 
@@ -410,7 +400,7 @@ SHMEMI_PROFILE(shmem_queue_comm_pushmem)
                                     int pe, shmem_op_type_t op)                              \
     {                                                                                        \
         return cq_push(q, "shmem_" #N "_queue_comm_push", dest, src, nelems, pe, (int)op,    \
-                       CQ_T_##N, sizeof(T));                                                 \
+                       SHMEMI_XT_##N, sizeof(T));                                                 \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_queue_comm_push)
 SHMEMQ_RMA_TYPES(CQ_TYPED_PUSH)
@@ -462,7 +452,7 @@ int shmemx_queue_comm_push_strided(shmem_queue_t q, void *dest, const void *src,
     for (size_t i = 0; i < nblks && rc == 0; i++)
         rc = push_locked(q, routine, (char *)dest + (ptrdiff_t)i * dst_stride,
                          (const char *)src + (ptrdiff_t)i * src_stride, blksize, pe, (int)op,
-                         CQ_T_BYTES);
+                         SHMEMI_XT_BYTES);
     cq_unlock(q);
     return rc;
 }
