@@ -37,7 +37,7 @@
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H
 
-#include "shmemi.h"
+#include "queue.h"
 #include "xport.h"
 #include <pthread.h>
 
@@ -178,7 +178,7 @@ int cq_am_ready(void);
 
 void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 /* Complete (destroy != 0: and free) every live comm queue; the number found.
- * shmem_finalize runs it through shmemi_queue_fini, before its last barrier. */
+ * shmem_finalize runs it through cq_am_drain (queue_layer.c), before a barrier. */
 int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 

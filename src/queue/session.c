@@ -15,7 +15,8 @@
  * The queue uses world PE numbers; shmemi_target() already translated team PEs.
  * A stopped session's queue is parked (up to SESSION_PARKED) for the next start;
  * shmemi_session_fini, at finalize, completes every active session and frees all. */
-#include "shmemi_p2p.h"
+#include "queue.h"
+#include "../mpi_rma/shmemi_p2p.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
