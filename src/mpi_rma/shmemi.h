@@ -47,6 +47,29 @@ struct shmemq_team {
     int n_ctx;          /* contexts created from this team and not yet destroyed */
 };
 
+/* Queue-backed operations a layer above installs on a context while it batches the
+ * context's traffic (1.6 sessions, src/queue/session.c). The runtime calls them when
+ * ctx->batch_ops is set (one pointer test) and knows nothing of queues. Ops and types of
+ * batched atomics are these plain numbers, not MPI's. */
+enum { SHMEMI_BATCH_ADD, SHMEMI_BATCH_SET, SHMEMI_BATCH_AND, SHMEMI_BATCH_OR, SHMEMI_BATCH_XOR };
+enum {
+    SHMEMI_BATCH_INT32, SHMEMI_BATCH_UINT32, SHMEMI_BATCH_INT64, SHMEMI_BATCH_UINT64,
+    SHMEMI_BATCH_FLOAT, SHMEMI_BATCH_DOUBLE
+};
+struct shmemq_ctx;
+struct shmemi_ctx_batch_ops {
+    /* a put to world PE world_pe (off the node; the runtime translated the team PE), or
+     * a non-fetching atomic (SHMEMI_BATCH_* op and type): 0 when it was batched, -1 when
+     * the caller must issue it itself (too large, or refused) */
+    int (*put)(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes, int world_pe);
+    int (*amo)(struct shmemq_ctx *c, void *dest, const void *value, int type, int op,
+               int world_pe);
+    /* complete everything batched (remote completion); cheap when nothing is */
+    void (*flush)(struct shmemq_ctx *c);
+    /* the context is being destroyed: complete and end the batching */
+    void (*stop)(struct shmemq_ctx *c);
+};
+
 struct shmemq_ctx {
     MPI_Win heap_win;
     MPI_Win data_win;
@@ -54,7 +77,8 @@ struct shmemq_ctx {
     struct shmemq_team *team; /* PE numbers of RMA calls are relative to this team */
     long options;
     int is_default;
-    void *session;            /* 1.6 session batching: a comm queue, or NULL */
+    const struct shmemi_ctx_batch_ops *batch_ops; /* set while batching (1.6 session) */
+    void *batch;                                  /* their state */
 };
 
 typedef struct {

@@ -237,6 +237,15 @@ void cq_am_reclaim(shmem_queue_t q);
  * cq_flush.c    bursts (to the transports above), flushes, shmem_queue_progress */
 #define CQ_OPB(op) (1u << (op)) /* bit of a shmem_op_type_t in masks */
 
+/* The public routines' bodies, for the queue layer's own callers (1.6 sessions,
+ * session.c), which must not go through the profiled public names:
+ * shmem_queue_comm_create/destroy (comm_queue.c), shmem_queue_progress and
+ * shmem_queue_local_flush (cq_flush.c). Pushes: cq_push/cq_push_general. */
+int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c);
+int cq_destroy(shmem_queue_t q);
+int cq_progress(shmem_queue_t q);
+int cq_local_flush(shmem_queue_t q);
+
 /* 0 if q is a live comm queue, else the error to return (comm_queue.c) */
 int cq_check(shmem_queue_t q, const char *routine);
 static inline void cq_lock(shmem_queue_t q)
