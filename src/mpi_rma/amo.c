@@ -15,10 +15,10 @@
  * would not be atomic with the other PEs' accumulates. xport_mpi.c and xport_mpi_amo.c
  * say how MPI carries them.
  *
- * In a 1.6 batch session (session.c) non-fetching AMOs go to the context's queue and
- * fetching ones complete that queue first. */
+ * In a 1.6 batch session (src/queue/session.c, through the context's batch operations)
+ * non-fetching AMOs go to the context's queue and fetching ones complete that queue
+ * first. */
 #include "shmemi_p2p.h"
-#include "xport_mpi.h" /* session.c still takes MPI terms (amo_post) */
 
 #define AMO_CHECK_SIZE(T, N) \
     _Static_assert(sizeof(T) == 4 || sizeof(T) == 8, "AMO type " #N " is not 4 or 8 bytes");
@@ -53,8 +53,8 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         return;
     if (value == NULL)
         value = amo_no_operand;
-    if (SHMEMI_UNLIKELY(ctx->session != NULL)) /* fetch after this PE's queued updates */
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL)) /* fetch after this PE's queued updates */
+        ctx->batch_ops->flush(ctx);
     shmemi_xp_fetch_op(routine, &t, xt, size, op, value, result);
 }
 
@@ -64,9 +64,46 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
-    if (SHMEMI_UNLIKELY(ctx->session != NULL))
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL))
+        ctx->batch_ops->flush(ctx);
     shmemi_xp_cas(routine, &t, xt, size, value, cond, result, 0);
+}
+
+/* The batch operations' type of an AMO element type (SHMEMI_BATCH_*, shmemi.h): by size
+ * and signedness, so aliases (long / long long / int64_t) are one type there as they are
+ * one MPI datatype in the MPI transport, and the queue's atomics stay atomic with ours. */
+#define AMO_BATCH_TYPE_CASE(T, N)                                                            \
+    case SHMEMI_XT_##N:                                                                      \
+        return _Generic((T)0, float: SHMEMI_BATCH_FLOAT, double: SHMEMI_BATCH_DOUBLE,        \
+                        default: (T)-1 < (T)1                                                \
+                                     ? (sizeof(T) == 8 ? SHMEMI_BATCH_INT64 : SHMEMI_BATCH_INT32) \
+                                     : (sizeof(T) == 8 ? SHMEMI_BATCH_UINT64 : SHMEMI_BATCH_UINT32));
+static inline int amo_batch_type(shmemi_xtype_t xt)
+{
+    switch (xt) {
+        SHMEMQ_AMO_EXT_TYPES(AMO_BATCH_TYPE_CASE)
+    default:
+        return -1;
+    }
+}
+#undef AMO_BATCH_TYPE_CASE
+
+/* A non-fetching AMO into the context's batch (batch ops, shmemi.h): 0 when batched. */
+static int amo_batch(struct shmemq_ctx *ctx, const void *dest, const void *value,
+                     shmemi_xtype_t xt, shmemi_xop_t xop, int rank)
+{
+    int op, type = amo_batch_type(xt);
+    switch (xop) {
+    case SHMEMI_XOP_SUM: op = SHMEMI_BATCH_ADD; break; /* inc arrives as add of 1 */
+    case SHMEMI_XOP_SET: op = SHMEMI_BATCH_SET; break;
+    case SHMEMI_XOP_AND: op = SHMEMI_BATCH_AND; break;
+    case SHMEMI_XOP_OR: op = SHMEMI_BATCH_OR; break;
+    case SHMEMI_XOP_XOR: op = SHMEMI_BATCH_XOR; break;
+    default: return -1;
+    }
+    if (type < 0)
+        return -1;
+    return ctx->batch_ops->amo(ctx, (void *)dest, value, type, op, rank);
 }
 
 /* Start an operation that completes at quiet. kind AMO_ACC: accumulate v0 (result
@@ -77,20 +114,17 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
                             shmemi_xtype_t xt, shmemi_xop_t xop, int pe, int kind)
 {
     shmemi_target_t t;
-    /* session.c's terms (constants here: amo_post is inlined into each routine) */
-    MPI_Datatype dt = shmemi_mpi_type(xt);
-    MPI_Op op = shmemi_mpi_op(xop);
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
     if (SHMEMI_UNLIKELY(kind != AMO_ACC && result == NULL)) {
         shmemi_bad_arg(routine, "NULL fetch address");
         return;
     }
-    if (SHMEMI_UNLIKELY(ctx->session != NULL)) { /* 1.6 batch session (session.c) */
-        if (kind == AMO_ACC && shmemi_session_amo(ctx, (void *)dest, v0, dt, op, t.rank) == 0)
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL)) { /* 1.6 batch session */
+        if (kind == AMO_ACC && amo_batch(ctx, dest, v0, xt, xop, t.rank) == 0)
             return;
         if (kind != AMO_ACC)
-            shmemi_session_flush(ctx);
+            ctx->batch_ops->flush(ctx);
     }
     shmemi_xp_amo_nbi(routine, &t, xt, size, kind, xop, v0, v1, result);
 }

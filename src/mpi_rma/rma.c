@@ -6,7 +6,8 @@
  * here (SHMEMI_XP_REMOTE); _nbi forms complete at quiet. Transfers to the calling PE and
  * to node peers are plain memory copies (the node transport; shmemq_node_copy, as the
  * inline path): complete on return, no target CPU needed.
- * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
+ * In a 1.6 batch session (src/queue/session.c) small remote puts go to the context's
+ * queue, through the batch operations the session installs on the context. */
 #include "shmemi_p2p.h"
 
 void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
@@ -26,8 +27,8 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         return;
     }
     /* 1.6 batch session: small puts go to the context's queue */
-    if (SHMEMI_UNLIKELY(ctx->session != NULL) &&
-        shmemi_session_put(ctx, dest, src, nbytes, t.rank) == 0)
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL) &&
+        ctx->batch_ops->put(ctx, dest, src, nbytes, t.rank) == 0)
         return;
     shmemi_xp_put(routine, &t, src, nbytes, blocking ? SHMEMI_XP_LOCAL : SHMEMI_XP_NBI);
 }
@@ -45,8 +46,8 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         return;
     }
     /* a get reads this PE's earlier session updates, as it would without a session */
-    if (SHMEMI_UNLIKELY(ctx->session != NULL))
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL))
+        ctx->batch_ops->flush(ctx);
     shmemi_xp_get(routine, &t, dest, nbytes, blocking ? SHMEMI_XP_REMOTE : SHMEMI_XP_NBI);
 }
 
