@@ -11,8 +11,9 @@
  *         xport_mpi_amo.c         atomics (blocking, and nonblocking with the operand ring)
  *         xport_mpi_strided.c     strided transfers (methods, datatype cache, picker)
  *         xport_mpi_burst.c       the comm queue's bursts (indexed datatypes)
- *   am    src/queue/am.c          the comm queue's messages applied by the target, only
- *                                 for targets off the node, only where the queue chose it
+ *   am    src/queue/am.c          the comm queue's messages, applied by the target
+ *                                 (src/queue/cq_apply.c), only for targets off the node,
+ *                                 only where the queue chose it
  *
  * The choice per target is made here, inline, from the target (shmemi_target fills it):
  * t->local set means the node transport reaches the bytes. Data movement takes the node

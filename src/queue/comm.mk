@@ -9,6 +9,7 @@ libshmemq_la_SOURCES += \
 	src/queue/cq_flush.c \
 	src/queue/cq_node.c \
 	src/queue/cq_rma.c \
+	src/queue/cq_apply.c \
 	src/queue/am.c \
 	src/queue/queue_error.c
 shmemqinc_HEADERS += include/shmemq/queue_inline.h

@@ -201,8 +201,8 @@ static void cq_free_all(shmem_queue_t q)
     free(q->dense);
     q->dense = NULL;
     free(q->hstamp);
-    free(q->freq);
-    free(q->fhdr);
+    free(q->flush_reqs);
+    free(q->flush_hdrs);
     q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
 }
 
@@ -404,10 +404,10 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->burst_scratch = shmemi_mpi_burst_scratch_new(maxrec);
     q->hash = malloc(sizeof(uint32_t) * hsize);
     q->hstamp = calloc(hsize, sizeof(uint32_t));
-    q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
-    q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
+    q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
+    q->flush_hdrs = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
     if (!CQ_SLOTS(q) || !q->am_dirty || !q->burst_scratch || !q->hash ||
-        !q->hstamp || !q->freq || !q->fhdr) {
+        !q->hstamp || !q->flush_reqs || !q->flush_hdrs) {
         cq_free_all(q);
         cq_header_free(q);
         return SHMEM_QUEUE_ERR_NOMEM;
@@ -421,7 +421,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->shared = 1; /* the thread and the owner share the queue */
     if (q->shared)
         cq_set_fast(q, 0);
-    q->pfast = !q->shared && !q->timed;
+    q->progress_counts_only = !q->shared && !q->timed;
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->fast.magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);

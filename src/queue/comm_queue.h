@@ -5,8 +5,9 @@
  * buffer that collects operations of one element type on one window. A full chunk (or a
  * flush, or a timeout) issues it as ONE burst of a transport (xport.h): the node
  * transport (cq_node.c), one MPI call with indexed datatypes (RMA path: cq_rma.c,
- * shmemi_mpi_burst) or one message applied by the target PE (AM path, am.c). Chunks come from a per-queue free list, so the
- * push path never allocates once the queue is warm.
+ * shmemi_mpi_burst) or one message applied by the target PE (AM path: am.c sends and
+ * receives, cq_apply.c applies). Chunks come from a per-queue free list, so the push
+ * path never allocates once the queue is warm.
  *
  * Chunk/message layout (the same bytes are sent by the AM path):
  *   cq_msghdr_t, then
@@ -106,14 +107,14 @@ struct shmem_queue_s {
     int dedupe;    /* merge every atomic burst (one-process Open MPI windows) */
     int timed;     /* timeout_flush >= 0 */
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
-    int pfast;         /* progress may only count (not SHARED, not timed) */
+    int progress_counts_only; /* shmem_queue_progress may only count (not SHARED, not timed) */
     int me;
     double timeout;
     double t_oldest; /* push time of the oldest buffered op (timed queues) */
     uint64_t n_buffered;
     uint64_t n_rma_issued;
     uint64_t n_am_issued;
-    uint32_t pctr;
+    uint32_t progress_calls; /* counting progress calls: every 256th does the work */
     uint32_t qcalls; /* count queries (progress, query_size/attr) since the last burst */
     size_t cbytes; /* data bytes per chunk of this queue */
     int rma_dirty[2];
@@ -132,13 +133,13 @@ struct shmem_queue_s {
     uint32_t hmask;
     uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
     uint64_t dense_cap;
-    MPI_Request *freq;  /* flush: reply receives and request sends, 2 per PE */
-    cq_msghdr_t *fhdr;  /* flush request headers, per PE */
+    MPI_Request *flush_reqs; /* flush: reply receives and request sends, 2 per PE */
+    cq_msghdr_t *flush_hdrs; /* flush request headers, per PE */
     int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
     int pack;         /* AM path: send qualifying atomic batches PACKED (SHMEMQ_PACK) */
-    int ep_pending;   /* an AM flush epoch is in flight */
-    int ep_k;         /* its PEs (requests 2 per PE in freq) */
-    uint64_t ep_ops;  /* operations it completes */
+    int epoch_pending; /* an AM flush epoch is in flight */
+    int epoch_npes;    /* its PEs (requests 2 per PE in flush_reqs) */
+    uint64_t epoch_ops; /* operations it completes */
     shmemx_queue_stats_t st;
     pthread_mutex_t lock;
     int has_thread;        /* SHMEMQ_PROGRESS_THREAD: a thread honours timeout_flush */
@@ -149,14 +150,13 @@ struct shmem_queue_s {
 
 /* ---- globals (comm_queue.c / am.c) ---- */
 extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every PE) */
-extern int cq_atomic_apply;   /* apply AM atomics with __atomic (THREAD_MULTIPLE) */
+extern int cq_atomic_apply;   /* cq_apply.c: apply AM atomics with __atomic (am.c sets it) */
 extern const unsigned char cq_esize[SHMEMI_XT_NTYPES + 1];
 extern uint32_t cq_type_ops_rw[SHMEMI_XT_NTYPES + 1]; /* bit per op allowed for the type */
 extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-endian) bytes */
 
-/* AM engine (am.c) */
+/* record application (cq_apply.c): a message's batch (cq_apply), one record */
 void cq_apply(const cq_msghdr_t *h, const unsigned char *data);
-size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n);
 void cq_apply_one(int slot, int esize, int win, uint64_t disp, const void *operand);
 /* Bursts applied to a region whose base is mapped here: by the target (AM path, its
  * own base) or by the origin (node transport, the peer's base; atomic then). */
@@ -170,6 +170,8 @@ void cq_apply_typed_puts(unsigned char *base, const uint64_t *disp, const unsign
                          uint32_t n, size_t es);
 void cq_apply_typed_gets(const unsigned char *base, const uint64_t *disp,
                          const unsigned char *addrs, uint32_t n, size_t es);
+/* message engine (am.c) */
+size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n); /* PACKED encoding */
 uint32_t cq_am_token(void);
 int cq_am_ready(void);
 

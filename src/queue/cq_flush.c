@@ -193,8 +193,9 @@ static inline int clamp_count(uint64_t n)
 int cq_progress(shmem_queue_t q)
 {
     /* Programs call this after every push: most calls only count. */
-    if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && q->pfast &&
-                      q->outstanding < q->max_elems && (++q->pctr & 255) != 0))
+    if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE &&
+                      q->progress_counts_only && q->outstanding < q->max_elems &&
+                      (++q->progress_calls & 255) != 0))
         return clamp_count(cq_outstanding(q));
     int rc = cq_check(q, "shmem_queue_progress");
     if (rc)
@@ -204,7 +205,7 @@ int cq_progress(shmem_queue_t q)
     shmemi_progress();
     rc = cq_am_epoch_end(q, 0);
     cq_timer(q);
-    if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->ep_pending &&
+    if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->epoch_pending &&
         cq_outstanding(q) >= q->max_elems / 2 && q->outstanding > q->n_rma_issued) {
         rc = cq_issue_all(q);
         if (rc == 0)
