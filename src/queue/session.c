@@ -56,17 +56,10 @@ static void read_env(void)
     size_t v;
     if (s && *s && shmemi_parse_size(s, &v) == 0)
         max_put = v;
-    /* The comm queue's PUT bursts lose or misplace data at 4 PEs on its RMA path (MPICH
-     * with SHMEM_THREAD_MULTIPLE, Open MPI) and on its AM path under THREAD_MULTIPLE
-     * (test_session's DISABLED_AlternatingWindows). Until that is fixed, puts are queued
-     * only where the queue takes its AM path single-threaded; SHMEMQ_SESSION_PUTS=1/0
-     * forces them on/off. AMOs are queued everywhere. */
-#ifdef SHMEMQ_MPI_IS_OPENMPI
-    int puts_ok = 0;
-#else
-    int puts_ok = shmemi.thread_level < SHMEM_THREAD_MULTIPLE;
-#endif
-    if (!shmemi_env_bool("SHMEMQ_SESSION_PUTS", puts_ok))
+    /* Puts are queued on every path (SHMEMQ_SESSION_PUTS=0 turns them off, as
+     * SHMEMQ_SESSION_MAX_PUT=0 does); test_session's AlternatingWindows and test_commq's
+     * SmallPutsAlternatingWindowsLandExactly keep the PUT bursts exact at 4 PEs. */
+    if (!shmemi_env_bool("SHMEMQ_SESSION_PUTS", 1))
         max_put = 0;
     s = getenv("SHMEMQ_SESSION_TIMEOUT");
     if (s && *s) {
