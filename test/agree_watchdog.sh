@@ -20,7 +20,7 @@ check() { # check <np> <offnode 0|1> <queue|team> <first|last>
   if [ "$off" = 1 ]; then offnp="$np"; else offnp=""; fi
   if [ "$off" = 1 ]; then nps=" "; else nps="$np"; fi # " ": no on-node run
   out=$(SHMEM_DEBUG=1 SHMEMQ_WATCHDOG_SECONDS=2 SHMEMQ_TEST_NPES="$nps" \
-        SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_TIMEOUT=$bound \
+        SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
         sh "$top/test/run-mpi.sh" "$prog" "$mode" "$which" 2>&1)
   t1=$(date +%s)
   label="$np PEs$( [ "$off" = 1 ] && echo ' off-node'), $mode, bad PE $bad"

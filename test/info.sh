@@ -11,7 +11,7 @@ status=0
 fail() { echo "FAIL: $*"; status=1; }
 
 for np in 1 2; do
-  out=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_COMBINE=1 SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= \
+  out=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_COMBINE=1 SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= \
         sh "$top/test/run-mpi.sh" "$info" 2>&1) || fail "$np PE(s): shmemq_info failed: $out"
   for want in '^library +shmemq ' '^spec_version +1\.5$' "^pes +$np\$" '^mpi_library +[A-Za-z]' \
               '^mpi_thread_level +MPI_THREAD_(SINGLE|FUNNELED|SERIALIZED|MULTIPLE)$' \
@@ -23,12 +23,12 @@ $out"
   done
 done
 # every PE its own node: the transport line says so
-out=$(SHMEMQ_TEST_NPES=" " SHMEMQ_TEST_OFFNODE_NPES=2 sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
+out=$(SHMEMQ_TEST_NPES=" " SHMEMQ_TEST_OFFNODE_NPES=2 SHMEMQ_TEST_NODES2_NPES= sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
   fail "off-node: shmemq_info failed: $out"
 echo "$out" | grep -Eq '^node_transport +node of 1 PE' || fail "off-node: node_transport is not one PE: $out"
 
 # --json: valid, and the same fields
-json=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= \
+json=$(SHMEM_SYMMETRIC_SIZE=64M SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= \
        sh "$top/test/run-mpi.sh" "$info" --json 2>/dev/null | sed -n '/^{/,/^}/p')
 if command -v python3 >/dev/null 2>&1; then
   echo "$json" | python3 -c '
@@ -46,7 +46,7 @@ else
 fi
 
 # every variable the library reads: listed by shmemq_info and in docs/environment.md
-listed=$(SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= sh "$top/test/run-mpi.sh" "$info" 2>/dev/null)
+listed=$(SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= sh "$top/test/run-mpi.sh" "$info" 2>/dev/null)
 vars=$(grep -rhoE 'getenv\("(SHMEM|SHMEMQ|SMA)_[A-Z0-9_]+"\)|"(SHMEMQ|SHMEM|SMA)_[A-Z0-9_]+"' \
          "$src/src/mpi_rma" "$src/src/queue" | grep -oE '(SHMEMQ|SHMEM|SMA)_[A-Z0-9_]+' | sort -u)
 [ -n "$vars" ] || fail "found no variable names in $src/src"

@@ -903,11 +903,14 @@ TEST(CommQueue, UniformBatchesPackedExactly)
         ASSERT_EQ(set[i], 7) << i;
         ASSERT_EQ(mixed[i], (i == N / 2 ? 4 : 2) * n) << i;
     }
-    // Batches travel as messages only to PEs off this node: node peers (and this PE)
-    // get their bursts applied through shared memory, the same bytes either way.
-    uint64_t remote = 0;
+    // Batches travel as messages only to PEs whose atomics are not CPU atomics here:
+    // inside a one-node job node peers (and this PE) get their bursts applied through
+    // shared memory; once the job spans nodes every other PE's atomics travel (one
+    // atomic domain per job), node peers' included.
+    bool spans = false;
     for (int k = 0; k < n; k++)
-        remote += shmem_ptr(add, k) == nullptr;
+        spans = spans || shmem_ptr(add, k) == nullptr;
+    uint64_t remote = spans ? (uint64_t)n - 1 : 0;
     if (remote > 0) {
         // per remote PE: 5 packed batches of 64 (4 B each + one operand) instead of
         // 64 x (8 + esize) each; the mixed batch is the same size either way
