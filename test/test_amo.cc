@@ -339,7 +339,8 @@ TEST(AmoContention, CompareSwapElection)
 
 // Different op kinds on one location at once: add, fetch_add, compare_swap increments,
 // and swap(0) + add(taken) (a conserving move), with concurrent fetches. Every lost
-// update shows in the final count.
+// update shows in the final count; every value read lies in [0, every PE's increments]
+// (T is signed: a torn or garbage read fails the range check).
 #define MIXED_TEST(T, N)                                                                   \
     TEST(AmoContention, MixedOpsOneLocation_##N)                                           \
     {                                                                                      \
@@ -349,16 +350,19 @@ TEST(AmoContention, CompareSwapElection)
         ASSERT_NE(x, nullptr);                                                             \
         shmem_barrier_all();                                                               \
         long incs = 0;                                                                     \
+        const long most = 3L * iters * shmem_n_pes(); /* no value read can exceed it */    \
         for (int i = 0; i < iters; i++) {                                                  \
             switch ((i + me) % 4) {                                                        \
             case 0:                                                                        \
                 shmem_##N##_atomic_add(x, 2, 0);                                           \
                 incs += 2;                                                                 \
                 break;                                                                     \
-            case 1:                                                                        \
-                EXPECT_GE(shmem_##N##_atomic_fetch_add(x, 1, 0), 0);                       \
+            case 1: {                                                                      \
+                T got = shmem_##N##_atomic_fetch_add(x, 1, 0);                             \
+                EXPECT_TRUE(got >= 0 && got <= most) << got;                               \
                 incs += 1;                                                                 \
                 break;                                                                     \
+            }                                                                              \
             case 2:                                                                        \
                 if (CAS_OK(T)) {                                                           \
                     T old = shmem_##N##_atomic_fetch(x, 0), prev;                          \
@@ -372,12 +376,13 @@ TEST(AmoContention, CompareSwapElection)
                 break;                                                                     \
             case 3: {                                                                      \
                 T taken = shmem_##N##_atomic_swap(x, 0, 0);                                \
-                EXPECT_GE(taken, 0);                                                       \
+                EXPECT_TRUE(taken >= 0 && taken <= most) << taken;                         \
                 shmem_##N##_atomic_add(x, taken, 0);                                       \
                 break;                                                                     \
             }                                                                              \
             }                                                                              \
-            EXPECT_GE(shmem_##N##_atomic_fetch(x, 0), 0);                                  \
+            T seen = shmem_##N##_atomic_fetch(x, 0);                                       \
+            EXPECT_TRUE(seen >= 0 && seen <= most) << seen;                                \
         }                                                                                  \
         shmem_barrier_all();                                                               \
         long total = allreduce_sum(incs);                                                  \

@@ -37,7 +37,7 @@ static void issue(shmem_ctx_t ctx, long *heap_dst, uint64_t *heap_ctr, uint32_t 
         else
             shmem_ctx_long_put_nbi(ctx, &heap_dst[i], &nbi_src[i], 1, right);
     }
-    // data segment in a loop of its own: see DISABLED_AlternatingWindows
+    // data segment in a loop of its own (alternating windows: AlternatingWindows)
     for (int i = 0; i < N; i++) {
         long v = base + me * 100000L + i;
         shmem_ctx_putmem(ctx, &data_dst[i], &v, sizeof v, right);
@@ -319,11 +319,12 @@ TEST(Session, InvalidAndRepeatedCalls)
     shmem_barrier_all();
 }
 
-// Known comm-queue bug (src/queue/comm_queue.c, not this area): at 4 PEs, puts that
-// alternate between heap and data-segment targets in one queue land at wrong places on
-// the RMA path (SHMEM_THREAD_MULTIPLE, or SHMEMQ_COMM_PATH=rma). Enable with
-// --gtest_also_run_disabled_tests once the queue is fixed.
-TEST(Session, DISABLED_AlternatingWindows)
+// Puts that alternate between heap and data-segment targets in one session land exactly
+// (each switch of window issues the slot's chunk). Once a known bug (puts misplaced at
+// 4 PEs); queued on every path since, kept exact by this test and by test_commq's
+// SmallPutsAlternatingWindowsLandExactly. Off the node only (run-mpi.sh's offnode runs,
+// SHMEMQ_NODE_PES=2 at 4): puts to node peers are copies, never queued.
+TEST(Session, AlternatingWindows)
 {
     Bufs b;
     b.reset();

@@ -26,8 +26,9 @@
  * Otherwise AMOs on the calling PE and on node peers go through MPI too: a CPU atomic
  * would not be atomic with the other PEs' accumulates.
  *
- * In a 1.6 batch session (session.c) non-fetching AMOs go to the context's queue and
- * fetching ones complete that queue first. */
+ * In a 1.6 batch session (src/queue/session.c, through the context's batch operations)
+ * non-fetching AMOs go to the context's queue and fetching ones complete that queue
+ * first. */
 #include "shmemi_p2p.h"
 #include <stdatomic.h>
 
@@ -167,8 +168,8 @@ static inline void amo_fop(const char *routine, shmem_ctx_t ctx, const void *des
         return;
     if (value == NULL)
         value = amo_no_operand;
-    if (SHMEMI_UNLIKELY(ctx->session != NULL)) /* fetch after this PE's queued updates */
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL)) /* fetch after this PE's queued updates */
+        ctx->batch_ops->flush(ctx);
     if (shmemi_xp_node_amo(&t)) {
         shmemi_node_amo(t.local, size, AMO_FOP, op, value, NULL, result);
         return;
@@ -182,8 +183,8 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
     shmemi_target_t t;
     if (SHMEMI_UNLIKELY(amo_target(routine, ctx, dest, size, pe, &t)))
         return;
-    if (SHMEMI_UNLIKELY(ctx->session != NULL))
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL))
+        ctx->batch_ops->flush(ctx);
     if (shmemi_xp_node_amo(&t)) {
         shmemi_node_amo(t.local, size, AMO_CAS, MPI_NO_OP, value, cond, result);
         return;
@@ -203,6 +204,43 @@ static inline void amo_slot_release(const char *routine, amo_slot_t *s)
         SHMEMI_MPI_CHECK(routine, MPI_Win_flush_local(s->rank, s->win));
 }
 
+/* A non-fetching AMO into the context's batch (batch ops, shmemi.h): 0 when batched.
+ * The datatypes are amo.c's fixed-width ones, passed on with their signedness, so the
+ * queue's MPI path uses the same MPI datatype and MPI's same-datatype atomicity rule
+ * holds between both paths. */
+static int amo_batch(struct shmemq_ctx *ctx, const void *dest, const void *value,
+                     MPI_Datatype dt, MPI_Op mpi_op, int rank)
+{
+    int op, type;
+    if (mpi_op == MPI_SUM)
+        op = SHMEMI_BATCH_ADD; /* inc arrives as add of 1 */
+    else if (mpi_op == MPI_REPLACE)
+        op = SHMEMI_BATCH_SET;
+    else if (mpi_op == MPI_BAND)
+        op = SHMEMI_BATCH_AND;
+    else if (mpi_op == MPI_BOR)
+        op = SHMEMI_BATCH_OR;
+    else if (mpi_op == MPI_BXOR)
+        op = SHMEMI_BATCH_XOR;
+    else
+        return -1;
+    if (dt == MPI_INT64_T)
+        type = SHMEMI_BATCH_INT64;
+    else if (dt == MPI_UINT64_T)
+        type = SHMEMI_BATCH_UINT64;
+    else if (dt == MPI_INT32_T)
+        type = SHMEMI_BATCH_INT32;
+    else if (dt == MPI_UINT32_T)
+        type = SHMEMI_BATCH_UINT32;
+    else if (dt == MPI_DOUBLE)
+        type = SHMEMI_BATCH_DOUBLE;
+    else if (dt == MPI_FLOAT)
+        type = SHMEMI_BATCH_FLOAT;
+    else
+        return -1;
+    return ctx->batch_ops->amo(ctx, (void *)dest, value, type, op, rank);
+}
+
 /* Start an operation that completes at quiet: operands go to a ring slot first.
  * kind AMO_ACC: accumulate v0 (result unused); AMO_FOP: fetch-and-op v0 into result;
  * AMO_CAS: compare v1, swap in v0, old value into result. */
@@ -217,11 +255,11 @@ static inline void amo_post(const char *routine, shmem_ctx_t ctx, const void *de
         shmemi_bad_arg(routine, "NULL fetch address");
         return;
     }
-    if (SHMEMI_UNLIKELY(ctx->session != NULL)) { /* 1.6 batch session (session.c) */
-        if (kind == AMO_ACC && shmemi_session_amo(ctx, (void *)dest, v0, dt, op, t.rank) == 0)
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL)) { /* 1.6 batch session */
+        if (kind == AMO_ACC && amo_batch(ctx, dest, v0, dt, op, t.rank) == 0)
             return;
         if (kind != AMO_ACC)
-            shmemi_session_flush(ctx);
+            ctx->batch_ops->flush(ctx);
     }
     if (shmemi_xp_node_amo(&t)) { /* complete at once: no operand copy needed */
         shmemi_node_amo(t.local, size, kind, op, v0, v1, result);

@@ -8,6 +8,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/mpit_cvar.c \
 	src/mpi_rma/progress.c \
 	src/mpi_rma/progress_thread.c \
+	src/mpi_rma/module.c \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/node.c \
 	src/mpi_rma/xport.h \
@@ -39,3 +40,10 @@ noinst_PROGRAMS += examples/ring
 examples_ring_SOURCES = examples/ring.c
 examples_ring_LDADD = $(SHMEMQ_LIBS)
 examples_ring_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# The runtime neither includes nor calls the queue layer (docs/architecture_layers.md).
+# A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
+EXTRA_DIST += test/layers.sh
+if BUILD_TESTS
+TESTS += test/layers.sh
+endif

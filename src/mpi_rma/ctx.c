@@ -170,7 +170,8 @@ static int ctx_create(const char *routine, struct shmemq_team *team, long option
     c->pub.team = team;
     c->pub.options = options;
     c->pub.is_default = 0;
-    c->pub.session = NULL;
+    c->pub.batch_ops = NULL;
+    c->pub.batch = NULL;
     *ctx = &c->pub;
     return 0;
 }
@@ -199,7 +200,8 @@ void shmem_ctx_destroy(shmem_ctx_t ctx)
         return;
     }
     ctx_impl_t *c = (ctx_impl_t *)ctx;
-    shmem_ctx_session_stop(ctx); /* completes and parks a batch session's queue */
+    if (c->pub.batch_ops != NULL) /* a batch session ends: its queue completes */
+        c->pub.batch_ops->stop(&c->pub);
     shmemi_ctx_quiet(&c->pub); /* destroying a context completes its operations */
     pthread_mutex_lock(&pool_lock);
     if (c->slot >= 0 && c->slot < pool_n)
@@ -246,8 +248,8 @@ void shmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
         shmemi_bad_arg(routine, "NULL target_pes with %zu PEs", npes);
         return;
     }
-    if (ctx->session != NULL && npes > 0) /* the queue has only a full flush */
-        shmemi_session_flush(ctx);
+    if (ctx->batch_ops != NULL && npes > 0) /* the queue has only a full flush */
+        ctx->batch_ops->flush(ctx);
     if (npes > 0)
         shmemi_amo_quiet(ctx); /* all PEs' fetching nbi atomics: more than asked, allowed */
     for (size_t i = 0; i < npes; i++) {

@@ -124,7 +124,7 @@ int shmem_init_thread(int requested, int *provided)
 
     SHMEMI_MPI_CHECK(routine, MPI_Comm_dup(shmemi.comm, &shmemi.queue_comm));
     MPI_Comm_set_errhandler(shmemi.queue_comm, MPI_ERRORS_RETURN);
-    shmemi_queue_init();
+    shmemi_modules_init(); /* the queue layer's engines (module.c) */
     shmemi.initialized = 1;
     if (shmemi_ctx_init() != 0)
         shmemi_fatal(routine, "creating context windows failed");
@@ -173,12 +173,17 @@ void shmem_finalize(void)
     if (!shmemi.initialized || shmemi.finalized)
         return;
     shmemi_async_progress_stop(); /* before anything it polls goes away */
-    shmemi_session_fini(); /* complete 1.6 sessions still active (session.c) */
+    /* the registered modules (module.c has the steps; the queue layer registers) */
+    shmemi_modules_fini(SHMEMI_FINI_COMPLETE); /* e.g. 1.6 sessions still active */
     shmem_barrier_all();
-    shmemi_dataq_fini(); /* what the program left alive (collective, creation order) */
+    shmemi_modules_fini(SHMEMI_FINI_COLLECTIVE); /* e.g. data queues left alive */
     shmemi_coll_legacy_fini();
     shmemi_ctx_fini();
-    shmemi_queue_fini();
+    shmemi_modules_fini(SHMEMI_FINI_DRAIN); /* e.g. comm queues left alive complete */
+    /* every PE keeps applying incoming traffic (this barrier progresses) until every
+     * PE's drain is done, so nothing arrives after the engines stop */
+    (void)shmemi_barrier_comm(shmemi.comm);
+    shmemi_modules_fini(SHMEMI_FINI_STOP);
     MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();

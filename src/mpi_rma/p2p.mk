@@ -4,8 +4,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/p2p.c \
 	src/mpi_rma/signal.c \
 	src/mpi_rma/lock.c \
-	src/mpi_rma/ptr.c \
-	src/mpi_rma/session.c
+	src/mpi_rma/ptr.c
 
 # the profiling interface's declarations (pshmem_ names are aliases made by SHMEMI_PROFILE)
 include_HEADERS += include/pshmem.h

@@ -14,23 +14,30 @@
 static struct {
     shmemi_progress_fn fn;
     void *arg;
+    unsigned flags; /* SHMEMI_PROGRESS_* */
 } hooks[SHMEMI_MAX_HOOKS];
 static int n_hooks;
 static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local int in_progress; /* hooks may call routines that progress */
 
-int shmemi_progress_register(shmemi_progress_fn fn, void *arg)
+int shmemi_progress_register_flags(shmemi_progress_fn fn, void *arg, unsigned flags)
 {
     int rc = -1;
     pthread_mutex_lock(&hooks_lock);
     if (n_hooks < SHMEMI_MAX_HOOKS) {
         hooks[n_hooks].fn = fn;
         hooks[n_hooks].arg = arg;
+        hooks[n_hooks].flags = flags;
         __atomic_store_n(&n_hooks, n_hooks + 1, __ATOMIC_RELEASE);
         rc = 0;
     }
     pthread_mutex_unlock(&hooks_lock);
     return rc;
+}
+
+int shmemi_progress_register(shmemi_progress_fn fn, void *arg)
+{
+    return shmemi_progress_register_flags(fn, arg, 0);
 }
 
 void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg)
@@ -56,6 +63,23 @@ void shmemi_progress(void)
     int n = __atomic_load_n(&n_hooks, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         hooks[i].fn(hooks[i].arg);
+    in_progress = 0;
+}
+
+/* The progress thread's pass (progress_thread.c): MPI, then the hooks registered as
+ * safe there. Under the registry's lock, unlike shmemi_progress: the owner may
+ * unregister a hook and free its argument (a stopped session) while this thread runs,
+ * and the lock keeps it from calling a hook that is going away. */
+void shmemi_progress_async(void)
+{
+    int flag = 0;
+    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shmemi.comm, &flag, MPI_STATUS_IGNORE);
+    in_progress = 1; /* a hook that progresses does not run the other hooks from here */
+    pthread_mutex_lock(&hooks_lock);
+    for (int i = 0; i < n_hooks; i++)
+        if (hooks[i].flags & SHMEMI_PROGRESS_THREAD_SAFE)
+            hooks[i].fn(hooks[i].arg);
+    pthread_mutex_unlock(&hooks_lock);
     in_progress = 0;
 }
 

@@ -5,7 +5,8 @@
  * (MPICH ch4:ucx applies puts to MPI_Win_create memory and every accumulate as active
  * messages), and the comm queues' AM batches wait for the target's engine. A PE that
  * computes without calling anything would then stall its peers. This thread enters MPI
- * (MPI_Iprobe drives the progress engine) and runs the AM receive engine, then sleeps
+ * (MPI_Iprobe drives the progress engine) and runs the progress hooks registered as
+ * safe from this thread (SHMEMI_PROGRESS_THREAD_SAFE: the AM receive engine), then sleeps
  * SHMEMQ_ASYNC_PROGRESS_US microseconds (default 50): nothing tells us whether a poll did
  * work, so it never spins. It needs MPI_THREAD_MULTIPLE (shmem_init asks MPI for it).
  *
@@ -31,13 +32,6 @@ static struct {
 int shmemi_async_progress_wanted(void)
 {
     return shmemi_env_bool("SHMEMQ_ASYNC_PROGRESS", 0);
-}
-
-void shmemi_progress_async_tick(void)
-{
-    int flag = 0;
-    MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shmemi.comm, &flag, MPI_STATUS_IGNORE);
-    shmemi_queue_am_poll();
 }
 
 /* Chooses the PU (or -1: unbound) and says why in pt.how. */
@@ -94,7 +88,7 @@ static void *thread_main(void *arg)
     bind_self();
     struct timespec ts = {pt.sleep_us / 1000000, (pt.sleep_us % 1000000) * 1000};
     while (!pt.stop) {
-        shmemi_progress_async_tick();
+        shmemi_progress_async();
         if (pt.sleep_us > 0)
             nanosleep(&ts, NULL);
         else

@@ -6,7 +6,8 @@
  * (MPI_Win_flush_all). Transfers to the calling PE and to node peers are plain memory
  * copies (the node transport, xport.h; shmemq_node_copy, as the inline path): complete on
  * return, no target CPU needed.
- * In a 1.6 batch session (session.c) small remote puts go to the context's queue. */
+ * In a 1.6 batch session (src/queue/session.c) small remote puts go to the context's
+ * queue, through the batch operations the session installs on the context. */
 #include "shmemi_p2p.h"
 
 void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const void *src,
@@ -26,8 +27,8 @@ void shmemi_put_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         return;
     }
     /* 1.6 batch session: small puts go to the context's queue */
-    if (SHMEMI_UNLIKELY(ctx->session != NULL) &&
-        shmemi_session_put(ctx, dest, src, nbytes, t.rank) == 0)
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL) &&
+        ctx->batch_ops->put(ctx, dest, src, nbytes, t.rank) == 0)
         return;
     shmemi_mpi_put(routine, &t, src, nbytes);
     if (blocking)
@@ -47,8 +48,8 @@ void shmemi_get_bytes(const char *routine, shmem_ctx_t ctx, void *dest, const vo
         return;
     }
     /* a get reads this PE's earlier session updates, as it would without a session */
-    if (SHMEMI_UNLIKELY(ctx->session != NULL))
-        shmemi_session_flush(ctx);
+    if (SHMEMI_UNLIKELY(ctx->batch_ops != NULL))
+        ctx->batch_ops->flush(ctx);
     if (shmemi_xp_node_bytes(&t)) {
         shmemq_node_copy(dest, t.local, nbytes);
         return;

@@ -47,6 +47,29 @@ struct shmemq_team {
     int n_ctx;          /* contexts created from this team and not yet destroyed */
 };
 
+/* Queue-backed operations a layer above installs on a context while it batches the
+ * context's traffic (1.6 sessions, src/queue/session.c). The runtime calls them when
+ * ctx->batch_ops is set (one pointer test) and knows nothing of queues. Ops and types of
+ * batched atomics are these plain numbers, not MPI's. */
+enum { SHMEMI_BATCH_ADD, SHMEMI_BATCH_SET, SHMEMI_BATCH_AND, SHMEMI_BATCH_OR, SHMEMI_BATCH_XOR };
+enum {
+    SHMEMI_BATCH_INT32, SHMEMI_BATCH_UINT32, SHMEMI_BATCH_INT64, SHMEMI_BATCH_UINT64,
+    SHMEMI_BATCH_FLOAT, SHMEMI_BATCH_DOUBLE
+};
+struct shmemq_ctx;
+struct shmemi_ctx_batch_ops {
+    /* a put to world PE world_pe (off the node; the runtime translated the team PE), or
+     * a non-fetching atomic (SHMEMI_BATCH_* op and type): 0 when it was batched, -1 when
+     * the caller must issue it itself (too large, or refused) */
+    int (*put)(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes, int world_pe);
+    int (*amo)(struct shmemq_ctx *c, void *dest, const void *value, int type, int op,
+               int world_pe);
+    /* complete everything batched (remote completion); cheap when nothing is */
+    void (*flush)(struct shmemq_ctx *c);
+    /* the context is being destroyed: complete and end the batching */
+    void (*stop)(struct shmemq_ctx *c);
+};
+
 struct shmemq_ctx {
     MPI_Win heap_win;
     MPI_Win data_win;
@@ -54,7 +77,8 @@ struct shmemq_ctx {
     struct shmemq_team *team; /* PE numbers of RMA calls are relative to this team */
     long options;
     int is_default;
-    void *session;            /* 1.6 session batching: a comm queue, or NULL */
+    const struct shmemi_ctx_batch_ops *batch_ops; /* set while batching (1.6 session) */
+    void *batch;                                  /* their state */
 };
 
 typedef struct {
@@ -102,9 +126,6 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* A failed MPI call inside a queue routine: under SHMEM_DEBUG print the call with MPI's
- * error string; returns SHMEM_QUEUE_ERR_MPI (src/queue/queue_error.c). */
-int shmemi_queue_mpi_err(const char *routine, const char *call, int rc);
 /* Flush every stdio stream and pause briefly, so the launcher forwards the last output
  * before the job is ended (shmem_global_exit and the error and watchdog exits). */
 void shmemi_let_report_out(void);
@@ -127,9 +148,16 @@ const char *shmemi_mpi_strerror(int rc, char buf[MPI_MAX_ERROR_STRING]);
  * Anything that must run while a PE waits (queue message handlers, nonblocking
  * flushes) registers a hook; every blocking routine calls shmemi_progress(). */
 typedef void (*shmemi_progress_fn)(void *arg);
-int shmemi_progress_register(shmemi_progress_fn fn, void *arg);
+/* The hook may also run on the progress thread (SHMEMQ_ASYNC_PROGRESS), concurrently with
+ * the program's threads: it must lock what it touches. Hooks without it run only inside
+ * library calls of the program's threads. */
+#define SHMEMI_PROGRESS_THREAD_SAFE 1u
+int shmemi_progress_register_flags(shmemi_progress_fn fn, void *arg, unsigned flags);
+int shmemi_progress_register(shmemi_progress_fn fn, void *arg); /* flags 0 */
 void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
 void shmemi_progress(void);
+/* One pass of the progress thread: MPI progress and the THREAD_SAFE hooks. */
+void shmemi_progress_async(void);
 /* Complete an MPI request while progressing everything else. */
 int shmemi_wait_request(MPI_Request *req);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
@@ -156,16 +184,37 @@ int shmemi_async_progress_start(void);  /* end of init; a message and no thread 
 void shmemi_async_progress_stop(void);  /* start of finalize */
 int shmemi_async_progress_running(void); /* 1 while the thread runs */
 void shmemi_async_progress_describe(char *buf, size_t n);
-void shmemi_progress_async_tick(void);  /* one poll: MPI progress and the AM receive engine */
 
-/* ---- queues (src/queue/am.c): the receive engine of comm queues, up from init ---- */
-void shmemi_queue_init(void);
-void shmemi_queue_fini(void);
-void shmemi_queue_am_poll(void); /* thread-safe: apply what arrived (trylock) */
+/* ---- modules (module.c): start-up and shutdown of the layers above the runtime ----
+ * The runtime calls no queue routine by name: the queue layer registers modules
+ * (src/queue/queue_layer.c) and shmem_init/shmem_finalize run them. Finalize steps, in
+ * order (each runs the registered modules in registration order): */
+typedef enum {
+    SHMEMI_FINI_COMPLETE,   /* first, before the finalize barrier: complete local work
+                               (1.6 sessions); every PE still applies incoming traffic */
+    SHMEMI_FINI_COLLECTIVE, /* after that barrier: objects freed collectively, in creation
+                               order (data queues); the team communicators still exist */
+    SHMEMI_FINI_DRAIN,      /* after the contexts are gone, windows still up: finish traffic
+                               in flight (live comm queues); a progressing barrier follows */
+    SHMEMI_FINI_STOP,       /* after that barrier: engines stop, their buffers are freed,
+                               before the windows and shmemi.queue_comm go */
+    SHMEMI_FINI_STEPS
+} shmemi_fini_step_t;
+typedef struct shmemi_module {
+    const char *name;
+    /* shmem_init, once the windows, the teams and shmemi.queue_comm exist (before the
+     * context pool and the progress thread); NULL: nothing. A module makes no collective
+     * call on a communicator it does not own: the runtime makes those, so every PE makes
+     * the same ones whichever modules it registered. */
+    void (*init)(void);
+    void (*fini[SHMEMI_FINI_STEPS])(void); /* NULL: nothing at that step */
+} shmemi_module_t;
+/* m must stay valid until the process ends. 0, or -1 (table full, reported). */
+int shmemi_module_register(const shmemi_module_t *m);
+void shmemi_modules_init(void);                    /* init.c */
+void shmemi_modules_fini(shmemi_fini_step_t step); /* init.c, the steps in order */
 
 /* ---- release at shmem_finalize what the program left alive ---- */
-void shmemi_session_fini(void); /* session.c: complete active 1.6 sessions (before the barrier) */
-void shmemi_dataq_fini(void);   /* data_queue.c: free data queues never destroyed (collective) */
 void shmemi_coll_legacy_fini(void); /* coll_legacy.c: cached active-set communicators */
 void shmemi_team_fini(void);    /* team.c: split teams never destroyed */
 

@@ -54,14 +54,4 @@ static inline MPI_Win shmemi_sync_win(const void *addr, size_t len)
 }
 
 
-/* session.c: 1.6 context sessions. ctx->session != NULL means a batch session is active.
- * put/amo: 0 when the operation went into the session's queue, -1 when the caller must
- * issue it directly (too large, or the queue refused it). flush: complete everything
- * queued (no-op when nothing was). */
-int shmemi_session_put(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes,
-                       int world_pe);
-int shmemi_session_amo(struct shmemq_ctx *c, void *dest, const void *value, MPI_Datatype dt,
-                       MPI_Op op, int world_pe);
-void shmemi_session_flush(struct shmemq_ctx *c);
-
 #endif /* SHMEMI_P2P_H */

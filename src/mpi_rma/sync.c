@@ -10,8 +10,8 @@
 
 void shmemi_ctx_quiet(struct shmemq_ctx *c)
 {
-    if (SHMEMI_UNLIKELY(c->session != NULL)) /* a batch session's queue first (session.c) */
-        shmemi_session_flush(c);
+    if (SHMEMI_UNLIKELY(c->batch_ops != NULL)) /* a batch session's queue first */
+        c->batch_ops->flush(c);
     shmemi_node_quiet(); /* the node transport's stores */
     shmemi_amo_quiet(c); /* fetching nbi atomics: waited with back-off, not in MPI */
     SHMEMI_MPI_CHECK("shmem_quiet", MPI_Win_flush_all(c->heap_win));

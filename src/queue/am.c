@@ -3,7 +3,8 @@
  *
  * Every PE keeps CQ_NRECV receives posted on shmemi.queue_comm (tag CQ_TAG_MSG), from
  * shmem_init on, so PEs that never create a queue still apply what others send. The
- * progress hook (run by every blocking routine and every queue call) applies the
+ * progress hook (run by every blocking routine and every queue call, and by the progress
+ * thread: it is registered SHMEMI_PROGRESS_THREAD_SAFE and locks) applies the
  * batches in the order they were POSTED: MPI matches one sender's messages to posted
  * receives in order, so handling the ring strictly in posting order keeps each
  * sender's batches and its later flush request in order. A flush request is answered
@@ -292,13 +293,8 @@ static void am_poll(void *arg)
     pthread_mutex_unlock(&am.lock);
 }
 
-void shmemi_queue_am_poll(void)
-{
-    if (am.up)
-        am_poll(NULL);
-}
-
-void shmemi_queue_init(void)
+/* Module start-up (queue_layer.c): at shmem_init, on every PE. */
+void cq_am_init(void)
 {
     size_t cb = 0;
     const char *e = getenv("SHMEMQ_CHUNK_BYTES");
@@ -320,22 +316,28 @@ void shmemi_queue_init(void)
         repost(i);
     }
     am.head = 0;
-    if (shmemi_progress_register(am_poll, NULL) != 0)
+    if (shmemi_progress_register_flags(am_poll, NULL, SHMEMI_PROGRESS_THREAD_SAFE) != 0)
         shmemi_fatal("shmem_init", "no room for the queue progress hook");
     am.up = 1;
 }
 
-void shmemi_queue_fini(void)
+/* Finalize, step DRAIN. Nothing lost at finalize: queues still live are completed (and
+ * freed) while the windows exist and every PE still applies batches; the runtime's
+ * barrier that follows (it progresses) keeps each PE applying until every PE's flushes
+ * are done, so no batch arrives after cq_am_stop cancels the receives. */
+void cq_am_drain(void)
 {
     if (!am.up)
         return;
     cq_stop_threads();
-    /* Nothing lost at finalize: queues still live are completed (and freed) while the
-     * windows exist and every PE still applies batches; the barrier (which progresses)
-     * keeps each PE applying until every PE's flushes are done, so no batch arrives
-     * after the receives are cancelled. */
     shmemi_queue_comm_flush_live(1);
-    shmemi_barrier_comm(shmemi.comm);
+}
+
+/* Finalize, step STOP (after the barrier). */
+void cq_am_stop(void)
+{
+    if (!am.up)
+        return;
     cq_cache_free();
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */

@@ -1,5 +1,8 @@
 # comm: sources, tests, examples and benchmarks of this area.
 libshmemq_la_SOURCES += \
+	src/queue/queue.h \
+	src/queue/queue_layer.c \
+	src/queue/session.c \
 	src/queue/comm_queue.h \
 	src/queue/comm_queue.c \
 	src/queue/cq_push.c \

@@ -300,7 +300,7 @@ int shmemi_queue_comm_flush_live(int destroy)
     return n;
 }
 
-int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
+int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
 {
     static const char *routine = "shmem_queue_comm_create";
     if (!shmemi.initialized || !cq_am_ready()) {
@@ -446,9 +446,14 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     *queue = q;
     return 0;
 }
+
+int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
+{
+    return cq_create(queue, c);
+}
 SHMEMI_PROFILE(shmem_queue_comm_create)
 
-int shmem_queue_comm_destroy(shmem_queue_t q)
+int cq_destroy(shmem_queue_t q)
 {
     static const char *routine = "shmem_queue_comm_destroy";
     int rc = cq_check(q, routine);
@@ -474,6 +479,11 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
         pthread_mutex_destroy(&q->lock);
     cq_header_free(q);
     return rc;
+}
+
+int shmem_queue_comm_destroy(shmem_queue_t q)
+{
+    return cq_destroy(q);
 }
 SHMEMI_PROFILE(shmem_queue_comm_destroy)
 

@@ -37,7 +37,7 @@
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H
 
-#include "shmemi.h"
+#include "queue.h"
 #include "xport.h"
 #include <pthread.h>
 
@@ -178,7 +178,7 @@ int cq_am_ready(void);
 
 void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 /* Complete (destroy != 0: and free) every live comm queue; the number found.
- * shmem_finalize runs it through shmemi_queue_fini, before its last barrier. */
+ * shmem_finalize runs it through cq_am_drain (queue_layer.c), before a barrier. */
 int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
@@ -236,6 +236,15 @@ void cq_am_reclaim(shmem_queue_t q);
  * cq_push.c     chunks, slots and grants, appends, the push routines
  * cq_flush.c    bursts (to the transports above), flushes, shmem_queue_progress */
 #define CQ_OPB(op) (1u << (op)) /* bit of a shmem_op_type_t in masks */
+
+/* The public routines' bodies, for the queue layer's own callers (1.6 sessions,
+ * session.c), which must not go through the profiled public names:
+ * shmem_queue_comm_create/destroy (comm_queue.c), shmem_queue_progress and
+ * shmem_queue_local_flush (cq_flush.c). Pushes: cq_push/cq_push_general. */
+int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c);
+int cq_destroy(shmem_queue_t q);
+int cq_progress(shmem_queue_t q);
+int cq_local_flush(shmem_queue_t q);
 
 /* 0 if q is a live comm queue, else the error to return (comm_queue.c) */
 int cq_check(shmem_queue_t q, const char *routine);

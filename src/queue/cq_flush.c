@@ -190,7 +190,7 @@ static inline int clamp_count(uint64_t n)
     return n > (uint64_t)INT_MAX ? INT_MAX : (int)n;
 }
 
-int shmem_queue_progress(shmem_queue_t q)
+int cq_progress(shmem_queue_t q)
 {
     /* Programs call this after every push: most calls only count. */
     if (SHMEMI_LIKELY(q != NULL && q->fast.magic == CQ_MAGIC_LIVE && q->pfast &&
@@ -221,9 +221,14 @@ int shmem_queue_progress(shmem_queue_t q)
     cq_unlock(q);
     return rc;
 }
+
+int shmem_queue_progress(shmem_queue_t q)
+{
+    return cq_progress(q);
+}
 SHMEMI_PROFILE(shmem_queue_progress)
 
-int shmem_queue_local_flush(shmem_queue_t q)
+int cq_local_flush(shmem_queue_t q)
 {
     int rc = cq_check(q, "shmem_queue_local_flush");
     if (rc)
@@ -232,5 +237,10 @@ int shmem_queue_local_flush(shmem_queue_t q)
     rc = cq_flush_all(q);
     cq_unlock(q);
     return rc;
+}
+
+int shmem_queue_local_flush(shmem_queue_t q)
+{
+    return cq_local_flush(q);
 }
 SHMEMI_PROFILE(shmem_queue_local_flush)

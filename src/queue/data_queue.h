@@ -19,7 +19,7 @@
 #ifndef SHMEMI_DATA_QUEUE_H
 #define SHMEMI_DATA_QUEUE_H
 
-#include "shmemi.h"
+#include "queue.h"
 #include <pthread.h>
 
 #define SHMEMI_DATAQ_DEAD 0x64656164u  /* 'dead': destroyed (until the memory is reused) */

@@ -1,13 +1,6 @@
-/* queue_error.c: the queue return codes (comm and data queues): their names, and the one
- * report of an MPI failure inside a queue routine. */
-#include "shmemi.h"
-
-int shmemi_queue_mpi_err(const char *routine, const char *call, int rc)
-{
-    char err[MPI_MAX_ERROR_STRING];
-    shmemi_debug(routine, "%s failed: %s", call, shmemi_mpi_strerror(rc, err));
-    return SHMEM_QUEUE_ERR_MPI;
-}
+/* queue_error.c: the queue return codes (comm and data queues) and their names. (The
+ * report of an MPI failure inside a queue routine is in queue_layer.c: see there why.) */
+#include "queue.h"
 
 const char *shmemx_queue_strerror(int rc)
 {

@@ -36,7 +36,7 @@ static const var_t vars[] = {
     {"SHMEMQ_DATAQ_XFER", "auto", "data queues: exchange mode (v|c|rounds; a test knob)"},
     {"SHMEMQ_DATAQ_CHUNK", "1G", "data queues: bytes per exchange round (a test knob)"},
     {"SHMEMQ_SESSION_MAX_PUT", "256", "1.6 sessions: largest batched put (bytes)"},
-    {"SHMEMQ_SESSION_PUTS", "by MPI", "1.6 sessions: batch puts (off on Open MPI and under THREAD_MULTIPLE)"},
+    {"SHMEMQ_SESSION_PUTS", "1", "1.6 sessions: batch puts (0: never, as SHMEMQ_SESSION_MAX_PUT=0)"},
     {"SHMEMQ_SESSION_TIMEOUT", "0.001", "1.6 sessions: flush timeout (seconds)"},
     {"SHMEMQ_STRIDED_METHOD", "auto", "strided RMA method"},
     {"SHMEMQ_STRIDED_TABLE", "", "tuned strided-method table file"},

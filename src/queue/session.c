@@ -1,21 +1,27 @@
-/* session.c: OpenSHMEM 1.6 context sessions (shmem_ctx_session_start/stop), docs/p2p.md.
+/* session.c: OpenSHMEM 1.6 context sessions (shmem_ctx_session_start/stop), docs/sessions.md.
  *
- * A session with SHMEM_CTX_SESSION_BATCH gives its context a communication queue
- * (shmemx.h): while it is active, the context's puts of at most SHMEMQ_SESSION_MAX_PUT
- * bytes (default 256) and its non-fetching AMOs are pushed to the queue and leave in
- * bursts. Sessions are hints and change no completion or ordering rule, so:
+ * A session with SHMEM_CTX_SESSION_BATCH gives its context a communication queue: it
+ * installs batch operations on the context (ctx->batch_ops, shmemi.h), through which the
+ * runtime hands over, while the session is active, the context's puts of at most
+ * SHMEMQ_SESSION_MAX_PUT bytes (default 256) to PEs off the node (node peers are a
+ * plain copy either way) and its non-fetching AMOs; they are pushed to the queue with
+ * the queue layer's internal calls (comm_queue.h) and leave in bursts. Sessions are
+ * hints and change no completion or ordering rule, so:
  *   - quiet, fence, pe_quiet, barrier_all (the default context), ctx_destroy and
- *     session_stop complete the queue first (shmem_queue_local_flush = remote completion);
+ *     session_stop complete the queue first (a local flush = remote completion);
  *   - blocking gets and all fetching AMOs on the context complete it first too, so a PE
  *     reads its own earlier updates as it does without a session (MPI orders same-origin
  *     accumulates; the queue does not);
+ *   - a put's source is copied into the queue at the push, so a blocking put returns
+ *     with its source reusable and an _nbi one needs nothing more (rma.c);
  *   - the queue is timed (SHMEMQ_SESSION_TIMEOUT seconds, default 1e-3) and a progress
  *     hook drives it while the PE waits anywhere in the library, so a PE that puts a flag
  *     in a session and then waits for an answer never withholds the flag forever.
  * The queue uses world PE numbers; shmemi_target() already translated team PEs.
  * A stopped session's queue is parked (up to SESSION_PARKED) for the next start;
- * shmemi_session_fini, at finalize, completes every active session and frees all. */
-#include "shmemi_p2p.h"
+ * shmemi_session_fini, at finalize (step COMPLETE, queue_layer.c), completes every
+ * active session and frees all. */
+#include "comm_queue.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -50,17 +56,10 @@ static void read_env(void)
     size_t v;
     if (s && *s && shmemi_parse_size(s, &v) == 0)
         max_put = v;
-    /* The comm queue's PUT bursts lose or misplace data at 4 PEs on its RMA path (MPICH
-     * with SHMEM_THREAD_MULTIPLE, Open MPI) and on its AM path under THREAD_MULTIPLE
-     * (test_session's DISABLED_AlternatingWindows). Until that is fixed, puts are queued
-     * only where the queue takes its AM path single-threaded; SHMEMQ_SESSION_PUTS=1/0
-     * forces them on/off. AMOs are queued everywhere. */
-#ifdef SHMEMQ_MPI_IS_OPENMPI
-    int puts_ok = 0;
-#else
-    int puts_ok = shmemi.thread_level < SHMEM_THREAD_MULTIPLE;
-#endif
-    if (!shmemi_env_bool("SHMEMQ_SESSION_PUTS", puts_ok))
+    /* Puts are queued on every path (SHMEMQ_SESSION_PUTS=0 turns them off, as
+     * SHMEMQ_SESSION_MAX_PUT=0 does); test_session's AlternatingWindows and test_commq's
+     * SmallPutsAlternatingWindowsLandExactly keep the PUT bursts exact at 4 PEs. */
+    if (!shmemi_env_bool("SHMEMQ_SESSION_PUTS", 1))
         max_put = 0;
     s = getenv("SHMEMQ_SESSION_TIMEOUT");
     if (s && *s) {
@@ -79,7 +78,7 @@ static void session_hook(void *arg)
     if (in_queue || !atomic_load_explicit(&s->dirty, memory_order_relaxed))
         return;
     in_queue = 1;
-    (void)shmem_queue_progress(s->q);
+    (void)cq_progress(s->q);
     in_queue = 0;
 }
 
@@ -87,16 +86,17 @@ static void flush_queue(const char *routine, shmemi_session_t *s)
 {
     atomic_store(&s->dirty, 0);
     in_queue = 1;
-    int rc = shmem_queue_local_flush(s->q);
+    int rc = cq_local_flush(s->q);
     in_queue = 0;
     if (rc != 0)
         shmemi_fatal(routine, "completing the session's queue failed: %s",
                      shmemx_queue_strerror(rc));
 }
 
-void shmemi_session_flush(struct shmemq_ctx *c)
+/* ---- the batch operations installed on the context (shmemi.h) ---- */
+static void session_flush(struct shmemq_ctx *c)
 {
-    shmemi_session_t *s = c->session;
+    shmemi_session_t *s = c->batch;
     if (s != NULL && atomic_load_explicit(&s->dirty, memory_order_acquire))
         flush_queue("shmem_quiet", s);
 }
@@ -111,65 +111,68 @@ static inline int pushed(shmemi_session_t *s, int rc)
     return 0;
 }
 
-int shmemi_session_put(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes,
+static int session_put(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes,
                        int world_pe)
 {
-    shmemi_session_t *s = c->session;
+    shmemi_session_t *s = c->batch;
     if (nbytes > max_put)
         return -1; /* issued directly: MPI_Put */
     in_queue = 1;
     int rc;
-    while ((rc = shmem_queue_comm_pushmem(s->q, dest, src, nbytes, world_pe, SHMEM_OP_PUT)) ==
-           SHMEM_QUEUE_ERR_FULL)
-        if (shmem_queue_progress(s->q) < 0)
+    while ((rc = cq_push_general(s->q, "shmem_put (session)", dest, src, nbytes, world_pe,
+                                 SHMEM_OP_PUT, CQ_T_BYTES)) == SHMEM_QUEUE_ERR_FULL)
+        if (cq_progress(s->q) < 0)
             break;
     in_queue = 0;
     return pushed(s, rc);
 }
 
-#define SESSION_PUSH(T, N)                                                                \
-    while ((rc = shmem_##N##_queue_comm_push(s->q, (T *)dest, (const T *)value, 1, world_pe, \
-                                            op)) == SHMEM_QUEUE_ERR_FULL)                 \
-        if (shmem_queue_progress(s->q) < 0)                                               \
-            break;
+/* SHMEMI_BATCH_* -> the queue's operation and element type. The types keep amo.c's
+ * signedness, so the queue's MPI path uses the same MPI datatype as amo.c. */
+static const shmem_op_type_t batch_op[] = {
+    [SHMEMI_BATCH_ADD] = SHMEM_OP_ATOMIC_ADD, /* inc arrives as add of 1 */
+    [SHMEMI_BATCH_SET] = SHMEM_OP_ATOMIC_SET, [SHMEMI_BATCH_AND] = SHMEM_OP_ATOMIC_AND,
+    [SHMEMI_BATCH_OR] = SHMEM_OP_ATOMIC_OR,   [SHMEMI_BATCH_XOR] = SHMEM_OP_ATOMIC_XOR,
+};
+static const struct {
+    int tidx;
+    size_t size;
+} batch_type[] = {
+    [SHMEMI_BATCH_INT32] = {CQ_T_int32, 4},   [SHMEMI_BATCH_UINT32] = {CQ_T_uint32, 4},
+    [SHMEMI_BATCH_INT64] = {CQ_T_int64, 8},   [SHMEMI_BATCH_UINT64] = {CQ_T_uint64, 8},
+    [SHMEMI_BATCH_FLOAT] = {CQ_T_float, 4},   [SHMEMI_BATCH_DOUBLE] = {CQ_T_double, 8},
+};
 
-int shmemi_session_amo(struct shmemq_ctx *c, void *dest, const void *value, MPI_Datatype dt,
-                       MPI_Op mpi_op, int world_pe)
+static int session_amo(struct shmemq_ctx *c, void *dest, const void *value, int type, int op,
+                       int world_pe)
 {
-    shmemi_session_t *s = c->session;
-    shmem_op_type_t op;
-    if (mpi_op == MPI_SUM)
-        op = SHMEM_OP_ATOMIC_ADD; /* inc arrives as add of 1 */
-    else if (mpi_op == MPI_REPLACE)
-        op = SHMEM_OP_ATOMIC_SET;
-    else if (mpi_op == MPI_BAND)
-        op = SHMEM_OP_ATOMIC_AND;
-    else if (mpi_op == MPI_BOR)
-        op = SHMEM_OP_ATOMIC_OR;
-    else if (mpi_op == MPI_BXOR)
-        op = SHMEM_OP_ATOMIC_XOR;
-    else
+    shmemi_session_t *s = c->batch;
+    if ((unsigned)op >= sizeof batch_op / sizeof batch_op[0] ||
+        (unsigned)type >= sizeof batch_type / sizeof batch_type[0])
         return -1;
-    /* amo.c's datatypes are the fixed-width ones; the queue uses the same MPI types for
-     * them, so MPI's same-datatype atomicity rule holds between both paths. */
-    int rc = SHMEM_QUEUE_ERR_TYPE;
+    int tidx = batch_type[type].tidx, rc;
+    size_t es = batch_type[type].size;
     in_queue = 1;
-    if (dt == MPI_INT64_T) {
-        SESSION_PUSH(int64_t, int64)
-    } else if (dt == MPI_UINT64_T) {
-        SESSION_PUSH(uint64_t, uint64)
-    } else if (dt == MPI_INT32_T) {
-        SESSION_PUSH(int32_t, int32)
-    } else if (dt == MPI_UINT32_T) {
-        SESSION_PUSH(uint32_t, uint32)
-    } else if (dt == MPI_DOUBLE) {
-        SESSION_PUSH(double, double)
-    } else if (dt == MPI_FLOAT) {
-        SESSION_PUSH(float, float)
-    }
+    while ((rc = cq_push(s->q, "shmem_atomic (session)", dest, value, 1, world_pe,
+                         (int)batch_op[op], tidx, es)) == SHMEM_QUEUE_ERR_FULL)
+        if (cq_progress(s->q) < 0)
+            break;
     in_queue = 0;
     return pushed(s, rc);
 }
+
+static void session_stop(const char *routine, struct shmemq_ctx *c);
+static void session_ctx_stop(struct shmemq_ctx *c)
+{
+    session_stop("shmem_ctx_destroy", c);
+}
+
+static const struct shmemi_ctx_batch_ops session_ops = {
+    .put = session_put,
+    .amo = session_amo,
+    .flush = session_flush,
+    .stop = session_ctx_stop,
+};
 
 static shmemi_session_t *session_get(int shared)
 {
@@ -196,7 +199,7 @@ static shmemi_session_t *session_get(int shared)
     cfg.timeout_flush = timeout;
     cfg.op_type = SHMEM_OP_ANY;
     cfg.pe_type = SHMEM_PE_ALL;
-    int rc = shmem_queue_comm_create(&s->q, &cfg);
+    int rc = cq_create(&s->q, &cfg);
     if (rc != 0) {
         shmemi_debug("shmem_ctx_session_start", "no queue for the session (%s): not batching",
                      shmemx_queue_strerror(rc));
@@ -210,7 +213,7 @@ static shmemi_session_t *session_get(int shared)
 static void session_destroy(shmemi_session_t *s)
 {
     in_queue = 1;
-    (void)shmem_queue_comm_destroy(s->q);
+    (void)cq_destroy(s->q);
     in_queue = 0;
     free(s);
 }
@@ -239,7 +242,7 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
     if (!env_read)
         read_env();
     struct shmemq_ctx *c = shmemi_ctx(ctx);
-    shmemi_session_t *s = c->session;
+    shmemi_session_t *s = c->batch;
     if (s != NULL) { /* already batching: options OR, masked config replaces */
         s->options |= options;
         if (config_mask & SHMEM_CTX_SESSION_TOTAL_OPS)
@@ -262,7 +265,8 @@ void shmem_ctx_session_start(shmem_ctx_t ctx, long options,
     if (shmemi_progress_register(session_hook, s) != 0)
         shmemi_debug(routine, "no progress hook slot: queued operations wait for the timer "
                               "until the next session call");
-    c->session = s;
+    c->batch = s;
+    c->batch_ops = &session_ops;
     if (c->is_default) /* the inline put/get would bypass the session's queue */
         shmemi_node_inline(0);
 }
@@ -275,13 +279,19 @@ void shmem_ctx_session_stop(shmem_ctx_t ctx)
         return;
     if (shmemi_check_init(routine))
         return;
-    struct shmemq_ctx *c = shmemi_ctx(ctx);
-    shmemi_session_t *s = c->session;
+    session_stop(routine, shmemi_ctx(ctx));
+}
+SHMEMI_PROFILE(shmem_ctx_session_stop)
+
+static void session_stop(const char *routine, struct shmemq_ctx *c)
+{
+    shmemi_session_t *s = c->batch;
     if (s == NULL)
         return; /* already stopped: no effect */
     /* Complete now: a parked queue is out of reach of the context's quiet. */
     flush_queue(routine, s);
-    c->session = NULL;
+    c->batch_ops = NULL;
+    c->batch = NULL;
     if (c->is_default)
         shmemi_node_inline(1);
     shmemi_progress_unregister(session_hook, s);
@@ -304,14 +314,13 @@ void shmem_ctx_session_stop(shmem_ctx_t ctx)
     if (!park)
         session_destroy(s);
 }
-SHMEMI_PROFILE(shmem_ctx_session_stop)
 
 /* At finalize, before its barrier: sessions still active are completed (their contexts
  * may be destroyed later by nobody), then every queue is freed. */
 void shmemi_session_fini(void)
 {
-    if (shmemi.default_ctx.session != NULL)
-        shmem_ctx_session_stop(SHMEM_CTX_DEFAULT);
+    if (shmemi.default_ctx.batch != NULL)
+        session_stop("shmem_finalize", &shmemi.default_ctx);
     for (;;) {
         pthread_mutex_lock(&session_lock);
         shmemi_session_t *s = active;
