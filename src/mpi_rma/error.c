@@ -1,5 +1,6 @@
 /* error.c: how the runtime reports misuse and MPI failures. */
 #include "shmemi.h"
+#include <pthread.h>
 #include <stdarg.h>
 #include <time.h>
 
@@ -43,6 +44,41 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     va_end(ap);
     if (shmemi.debug)
         abort_job(1);
+}
+
+void shmemi_refused(const char *routine, const char *fmt, ...)
+{
+    if (!shmemi.debug) {
+        /* Once per routine: the routines pass their static name, so the pointer is the
+         * key; a few dozen routines at most, a linear scan on an error path. */
+        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        static const char *said[64];
+        static int nsaid;
+        int seen = 0;
+        pthread_mutex_lock(&lock);
+        for (int i = 0; i < nsaid && !seen; i++)
+            seen = said[i] == routine || strcmp(said[i], routine) == 0;
+        if (!seen && nsaid < 64)
+            said[nsaid++] = routine;
+        pthread_mutex_unlock(&lock);
+        if (seen)
+            return;
+    }
+    char msg[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (shmemi.debug) {
+        fprintf(stderr, "[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n",
+                shmemi.initialized ? shmemi.my_pe : -1, routine, msg);
+        abort_job(1);
+    }
+    fprintf(stderr,
+            "[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
+            "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
+            shmemi.initialized ? shmemi.my_pe : -1, routine, msg);
+    fflush(stderr);
 }
 
 void shmemi_debug(const char *routine, const char *fmt, ...)

@@ -100,6 +100,12 @@ extern shmemi_state_t shmemi;
  * abort the job when SHMEM_DEBUG is set. */
 void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* An OpenSHMEM routine that returns an error code refused its arguments and left the
+ * destination untouched; a program that ignores the code goes on with wrong data. Say
+ * so by default once per routine and PE (the first case, with a note that later ones
+ * are not repeated); under SHMEM_DEBUG every case, then abort the job. */
+void shmemi_refused(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A failed MPI call inside a queue routine: under SHMEM_DEBUG print the call with MPI's
