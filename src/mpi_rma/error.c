@@ -46,24 +46,44 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
         abort_job(1);
 }
 
+/* 1 the first time a routine name (with a kind of message) comes here on this PE. A few
+ * dozen routines at most: a linear scan, on error paths only. */
+static int first_time(const char *routine, int kind)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        const char *routine;
+        int kind;
+    } said[64];
+    static int nsaid;
+    int seen = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nsaid && !seen; i++)
+        seen = said[i].kind == kind && strcmp(said[i].routine, routine) == 0;
+    if (!seen && nsaid < 64)
+        said[nsaid].routine = routine, said[nsaid++].kind = kind;
+    pthread_mutex_unlock(&lock);
+    return !seen;
+}
+
+void shmemi_once(const char *routine, const char *fmt, ...)
+{
+    if (!shmemi.debug && !first_time(routine, 1))
+        return;
+    char msg[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[shmemq PE %d] %s: %s%s\n", shmemi.initialized ? shmemi.my_pe : -1,
+            routine, msg, shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
+    fflush(stderr);
+}
+
 void shmemi_refused(const char *routine, const char *fmt, ...)
 {
-    if (!shmemi.debug) {
-        /* Once per routine: the routines pass their static name, so the pointer is the
-         * key; a few dozen routines at most, a linear scan on an error path. */
-        static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-        static const char *said[64];
-        static int nsaid;
-        int seen = 0;
-        pthread_mutex_lock(&lock);
-        for (int i = 0; i < nsaid && !seen; i++)
-            seen = said[i] == routine || strcmp(said[i], routine) == 0;
-        if (!seen && nsaid < 64)
-            said[nsaid++] = routine;
-        pthread_mutex_unlock(&lock);
-        if (seen)
-            return;
-    }
+    if (!shmemi.debug && !first_time(routine, 0))
+        return;
     char msg[480];
     va_list ap;
     va_start(ap, fmt);

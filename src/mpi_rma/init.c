@@ -174,8 +174,11 @@ void shmem_finalize(void)
         return;
     shmemi_async_progress_stop(); /* before anything it polls goes away */
     shmemi_session_fini(); /* complete 1.6 sessions still active (session.c) */
-    shmem_barrier_all();
+    /* Before the barrier: finalize's release of a live data queue counts as its destroy,
+     * so a peer still inside shmem_queue_data_destroy (or a global flush) meets it here
+     * instead of waiting forever while this PE waits in the barrier. */
     shmemi_dataq_fini(); /* what the program left alive (collective, creation order) */
+    shmem_barrier_all();
     shmemi_coll_legacy_fini();
     shmemi_ctx_fini();
     shmemi_queue_fini();

@@ -106,6 +106,9 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
  * are not repeated); under SHMEM_DEBUG every case, then abort the job. */
 void shmemi_refused(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* A failure the program can handle but often does not check (a NULL from shmem_malloc):
+ * said by default once per routine and PE, under SHMEM_DEBUG every time; never aborts. */
+void shmemi_once(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* A failed MPI call inside a queue routine: under SHMEM_DEBUG print the call with MPI's

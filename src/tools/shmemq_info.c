@@ -17,7 +17,7 @@ typedef struct {
 
 /* Every variable the library reads (docs/environment.md has the same table). */
 static const var_t vars[] = {
-    {"SHMEM_SYMMETRIC_SIZE", "128M", "symmetric heap per PE (K/M/G/T suffixes)"},
+    {"SHMEM_SYMMETRIC_SIZE", "256M", "symmetric heap per PE (K/M/G/T suffixes)"},
     {"SMA_SYMMETRIC_SIZE", "", "older name of SHMEM_SYMMETRIC_SIZE"},
     {"SHMEM_DEBUG", "0", "report bad arguments with PE and routine, then abort"},
     {"SHMEMQ_WATCHDOG_SECONDS", "10", "SHMEM_DEBUG: wait in a collective before naming missing PEs and ending the job (0: off)"},
