@@ -59,13 +59,8 @@ int shmemi_heap_init(void)
     const char *env = getenv("SHMEM_SYMMETRIC_SIZE");
     if (env == NULL)
         env = getenv("SMA_SYMMETRIC_SIZE");
-    if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0)) {
-        fprintf(stderr,
-                "[shmemq PE %d] shmem_init: SHMEM_SYMMETRIC_SIZE='%s' is not a size "
-                "(a positive number with an optional K, M, G or T suffix)\n",
-                shmemi.my_pe, env);
-        return -1;
-    }
+    if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0))
+        size = HEAP_DEFAULT_SIZE; /* shmem_init said so (settings.c) */
     size = align_up(size, HEAP_MIN_ALIGN);
 
     MPI_Info info;

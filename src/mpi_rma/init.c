@@ -88,6 +88,7 @@ int shmem_init_thread(int requested, int *provided)
     MPI_Comm_set_errhandler(shmemi.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(shmemi.comm, &shmemi.my_pe);
     MPI_Comm_size(shmemi.comm, &shmemi.n_pes);
+    shmemi_settings_check(); /* one line for each setting that is not valid */
 
     if (shmemi_node_comm_init() != 0)
         shmemi_fatal(routine, "finding the PEs of this node failed");

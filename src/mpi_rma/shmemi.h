@@ -95,6 +95,27 @@ typedef struct {
 
 extern shmemi_state_t shmemi;
 
+/* ---- settings (settings.c): every environment variable, its default and range ---- */
+typedef enum {
+    SHMEMI_SET_BOOL, SHMEMI_SET_SIZE, SHMEMI_SET_INT, SHMEMI_SET_SECONDS, SHMEMI_SET_CHOICE,
+    SHMEMI_SET_TEXT
+} shmemi_setting_kind_t;
+typedef struct {
+    const char *name, *dflt; /* dflt: as shmemq_info and the docs print it */
+    shmemi_setting_kind_t kind;
+    size_t min, max;     /* SIZE and INT (max 0: no bound for SIZE) */
+    const char *choices; /* CHOICE: the valid values, space-separated */
+    const char *what;
+} shmemi_setting_t;
+extern const shmemi_setting_t shmemi_settings[];
+extern const int shmemi_n_settings;
+/* At shmem_init: warn (PE 0) about every set variable whose value is not valid. */
+void shmemi_settings_check(void);
+/* What shmem_init found wrong with setting i ("" if nothing). */
+const char *shmemi_setting_note(int i);
+/* 1/0, yes/no, on/off, true/false (any case) into *out; -1 for anything else. */
+int shmemi_parse_bool(const char *v, int *out);
+
 /* ---- errors (error.c) ---- */
 /* Invalid use of a routine that returns nothing: print PE, routine and reason to stderr;
  * abort the job when SHMEM_DEBUG is set. */

@@ -363,8 +363,9 @@ int shmem_queue_comm_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
      * addresses), off on MPICH and on the AM path (our apply is cheaper than the
      * hashing). By measurement (docs/queues.md). */
     const char *ce = getenv("SHMEMQ_COMBINE");
-    if (ce && *ce)
-        q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    int cb;
+    if (ce && *ce && shmemi_parse_bool(ce, &cb) == 0) /* else: as unset (settings.c) */
+        q->combine = cb;
 #if defined(MPICH_VERSION)
     else
         q->combine = 0; /* MPICH ch4 applies a burst's accumulates about as fast */
