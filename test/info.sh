@@ -97,5 +97,11 @@ if bad or rows < 20:
 ' "$src" || fail "docs and shmemq_info disagree on defaults"
 fi
 
+# every build/... program path the README and docs tell a user to run exists in this
+# build (the README's builds are in build/)
+for p in $(grep -ohE 'build/(examples|bench)/[a-z0-9_]+' "$src/README.md" "$src"/docs/*.md | sort -u); do
+  [ -x "$top/${p#build/}" ] || fail "docs name $p, which this build does not make"
+done
+
 [ $status -eq 0 ] && echo "ok: shmemq_info at 1 and 2 PEs, off-node, --json; $(echo "$vars" | wc -l) variables listed and documented"
 exit $status
