@@ -4,11 +4,25 @@
 #include <stdarg.h>
 #include <time.h>
 
+/* This PE's number for a message: the MPI rank while shmem_init is still running (a
+ * failed init must not report "PE -1"), -1 only before MPI is up. */
+static int report_pe(void)
+{
+    if (shmemi.initialized)
+        return shmemi.my_pe;
+    int up = 0, down = 0, r = -1;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
+
 static void vreport(const char *routine, const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fprintf(stderr, "[shmemq PE %d] %s: %s\n", shmemi.initialized ? shmemi.my_pe : -1, routine,
+    fprintf(stderr, "[shmemq PE %d] %s: %s\n", report_pe(), routine,
             msg);
     fflush(stderr);
 }
@@ -75,7 +89,7 @@ void shmemi_once(const char *routine, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[shmemq PE %d] %s: %s%s\n", shmemi.initialized ? shmemi.my_pe : -1,
+    fprintf(stderr, "[shmemq PE %d] %s: %s%s\n", report_pe(),
             routine, msg, shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
     fflush(stderr);
 }
@@ -91,13 +105,13 @@ void shmemi_refused(const char *routine, const char *fmt, ...)
     va_end(ap);
     if (shmemi.debug) {
         fprintf(stderr, "[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n",
-                shmemi.initialized ? shmemi.my_pe : -1, routine, msg);
+                report_pe(), routine, msg);
         abort_job(1);
     }
     fprintf(stderr,
             "[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
             "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
-            shmemi.initialized ? shmemi.my_pe : -1, routine, msg);
+            report_pe(), routine, msg);
     fflush(stderr);
 }
 

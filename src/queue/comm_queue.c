@@ -462,7 +462,11 @@ int shmem_queue_comm_destroy(shmem_queue_t q)
         fprintf(stderr,
                 "[shmemq PE %d] comm queue %llu (%s path%s): %llu ops pushed, %llu bursts, %llu bytes, "
                 "%llu combined, %llu flushes, %llu full returns\n",
-                shmemi.my_pe, (unsigned long long)q->id, q->path == CQ_PATH_AM ? "am" : "rma",
+                shmemi.my_pe, (unsigned long long)q->id,
+                /* every peer on the node: bursts go through the node transport */
+                shmemi.node_size >= shmemi.n_pes && shmemi.node_base[0] ? "node"
+                : q->path == CQ_PATH_AM                             ? "am"
+                                                                    : "rma",
                 q->combine ? ", combining" : "", (unsigned long long)(q->st.ops_pushed + q->fast.node_rw),
                 (unsigned long long)q->st.bursts, (unsigned long long)q->st.bytes,
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,

@@ -823,8 +823,8 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
     int rc = dq_get(routine, queue, &q);
     if (rc)
         return rc;
-    if (incoming == NULL || outgoing == NULL) {
-        shmemi_debug(routine, "incoming or outgoing is NULL");
+    if (incoming == NULL && outgoing == NULL) { /* one NULL: "don't care", as elsewhere */
+        shmemi_debug(routine, "incoming and outgoing are both NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
     if (pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes)) {
@@ -839,8 +839,10 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
         out += q->h.out_len[p];
     }
     dq_unlock(q);
-    *incoming = in;
-    *outgoing = out;
+    if (incoming)
+        *incoming = in;
+    if (outgoing)
+        *outgoing = out;
     return 0;
 }
 SHMEMI_PROFILE(shmem_query_data_size)
