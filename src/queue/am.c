@@ -337,6 +337,7 @@ void shmemi_queue_fini(void)
     shmemi_queue_comm_flush_live(1);
     shmemi_barrier_comm(shmemi.comm);
     cq_cache_free();
+    cq_scratch_cache_free();
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */
     for (int i = 0; i < CQ_NRECV; i++) {
