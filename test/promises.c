@@ -10,7 +10,9 @@
  *                     return, said once per routine (SHMEM_DEBUG=1: the job ends)
  *   heap_exhausted    shmem_malloc beyond the heap, twice, and a shmem_calloc whose size
  *                     overflows: NULL, one message each saying asked/free/variable
- *   wait_nonsym       shmem_wait_until on a non-symmetric address (SHMEM_DEBUG=1) */
+ *   wait_nonsym       shmem_wait_until on a non-symmetric address (SHMEM_DEBUG=1)
+ *   init_fails        shmem_init_thread fails (a heap too large), then shmem_malloc:
+ *                     the reports name the PE (the MPI rank), never "PE -1" */
 #include <shmem.h>
 #include <shmemx.h>
 #include <stdint.h>
@@ -39,6 +41,16 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[1];
+    if (strcmp(mode, "init_fails") == 0) {
+        /* run with a heap no machine has: init fails; later reports name the PE */
+        int provided;
+        if (shmem_init_thread(SHMEM_THREAD_SINGLE, &provided) == 0)
+            return 4;
+        void *p = shmem_malloc(8);
+        printf("after the failed init: shmem_malloc returned %s\n", p ? "a block" : "NULL");
+        fflush(stdout);
+        return 0;
+    }
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     if (strcmp(mode, "destroy_finalize") == 0) {

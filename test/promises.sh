@@ -10,6 +10,7 @@
 #   heap_exhausted    exit 0, exhaustion said once per PE with asked/free/variable, the
 #                     calloc overflow said once and without an exhaustion line
 #   wait_nonsym       SHMEM_DEBUG=1: the job ends nonzero naming shmem_long_wait_until
+#   init_fails        no report says "PE -1"; PE 0 says why shmem_init failed
 top="${top_builddir:-.}"
 prog="$top/test/promises"
 bound=60 # seconds: MPI start-up and teardown, an abort
@@ -85,5 +86,10 @@ for np in 2 4; do
   echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
   echo "$out" | grep -q 'shmem_long_wait_until: .*not symmetric' || f="$f; no message"
   verdict "$np PEs, wait_nonsym, SHMEM_DEBUG=1" "$f"
+  run $np init_fails SHMEM_SYMMETRIC_SIZE=100T
+  f=""
+  echo "$out" | grep -q 'PE -1' && f="$f; a report says PE -1"
+  echo "$out" | grep -q '^\[shmemq PE 0\] shmem_init: ' || f="$f; PE 0 did not say why init failed"
+  verdict "$np PEs, init_fails" "$f"
 done
 exit $status
