@@ -131,6 +131,7 @@ struct shmem_queue_s {
     MPI_Aint *tdisp, *odisp;
     uint32_t *hash;
     uint32_t *hstamp;
+    size_t scratch_bytes; /* the one mapping lens..hstamp live in (cq_scratch.c) */
     uint32_t hgen;
     uint32_t hmask;
     uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
@@ -284,6 +285,11 @@ static inline int cq_mpi_result(const cq_mpirc_t *st)
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx); /* every push but the inline one */
 void cq_cache_give(cq_chunk_t *c, size_t cbytes); /* a destroyed queue's chunk, kept or freed */
+/* A queue's burst scratch: one zeroed anonymous mapping, returned to the system at
+ * destroy beyond a small cache of released mappings (cq_scratch.c). */
+void *cq_scratch_take(size_t bytes);
+void cq_scratch_give(void *p, size_t bytes);
+void cq_scratch_cache_free(void);
 uint64_t cq_open_records(shmem_queue_t q);        /* records in open atomic chunks */
 void cq_settle(shmem_queue_t q);                  /* give unused grants back */
 
