@@ -51,7 +51,7 @@ run() { # run <label> <env...> -- <command...>
 for seed in $seeds; do
   run "test_model seed $seed, $iters steps, 2 and 4 PEs, on the node and off it" \
     env SHMEMQ_MODEL_SEED="$seed" SHMEMQ_MODEL_ITERS="$iters" SHMEMQ_TEST_NPES="2 4" \
-    SHMEMQ_TEST_OFFNODE_NPES="2 4" SHMEMQ_TEST_TIMEOUT=600 ./test/run-mpi.sh ./test/test_model
+    SHMEMQ_TEST_OFFNODE_NPES="2 4" SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=600 ./test/run-mpi.sh ./test/test_model
 done
 run "stress.sh, SHMEMQ_STRESS_SCALE=$scale (1, 2, 8 PEs, off-node 2, 4)" \
   env SHMEMQ_STRESS_SCALE="$scale" SHMEMQ_TEST_TIMEOUT=600 sh ../test/stress/stress.sh

@@ -44,8 +44,11 @@ int main(int argc, char **argv)
         printf("PE %d: shmem_long_broadcast returned %d\n", me, rc);
         fflush(stdout);
     }
-    /* The bad PE goes on to finalize (its barrier waits for the others, which wait for
-     * it): without the watchdog, nothing would ever end. */
+    /* The bad PE goes on to a barrier (which waits for the others, which wait for it):
+     * without the watchdog, nothing would ever end. (Not straight to shmem_finalize: a
+     * PE that reaches finalize while its peers wait in a global flush of a queue it
+     * still holds ends the job itself, SHMEM_DEBUG or not: test/promises.sh.) */
+    shmem_barrier_all();
     shmem_finalize();
     return 0;
 }

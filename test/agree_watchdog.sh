@@ -1,7 +1,7 @@
 #!/bin/sh
 # agree_watchdog.sh: the SHMEM_DEBUG watchdog (src/mpi_rma/agree.c). One PE passes a
 # NULL queue handle to shmem_queue_global_flush, or SHMEM_TEAM_INVALID to a team
-# broadcast, and moves on to shmem_finalize; the other PEs wait for it. With
+# broadcast, and moves on to shmem_barrier_all; the other PEs wait for it. With
 # SHMEM_DEBUG=1 SHMEMQ_WATCHDOG_SECONDS=2 the job must end with a nonzero status within
 # a bound, with a message naming the routine and the PE that did not arrive. Runs at 2
 # and 4 PEs (bad PE first and last) and off-node at 2, through test/run-mpi.sh.
@@ -20,7 +20,7 @@ check() { # check <np> <offnode 0|1> <queue|team> <first|last>
   if [ "$off" = 1 ]; then offnp="$np"; else offnp=""; fi
   if [ "$off" = 1 ]; then nps=" "; else nps="$np"; fi # " ": no on-node run
   out=$(SHMEM_DEBUG=1 SHMEMQ_WATCHDOG_SECONDS=2 SHMEMQ_TEST_NPES="$nps" \
-        SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_TIMEOUT=$bound \
+        SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
         sh "$top/test/run-mpi.sh" "$prog" "$mode" "$which" 2>&1)
   t1=$(date +%s)
   label="$np PEs$( [ "$off" = 1 ] && echo ' off-node'), $mode, bad PE $bad"

@@ -12,7 +12,7 @@ check() { # check <np> <offnode 0|1>
   np=$1 off=$2
   if [ "$off" = 1 ]; then nps=" " offnp="$np"; else nps="$np" offnp=""; fi
   t0=$(date +%s)
-  out=$(SHMEMQ_TEST_NPES="$nps" SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_TIMEOUT=$bound \
+  out=$(SHMEMQ_TEST_NPES="$nps" SHMEMQ_TEST_OFFNODE_NPES="$offnp" SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
         sh "$top/test/run-mpi.sh" "$prog" "$want" 2>&1)
   t1=$(date +%s)
   label="$np PEs$( [ "$off" = 1 ] && echo ' off-node')"

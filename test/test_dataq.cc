@@ -602,7 +602,13 @@ TEST(DataQueue, BadInputChangesNothing)
     EXPECT_EQ(shmem_queue_data_pop(q, v, 1, n), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmem_queue_data_pop(q, v, 1, -2), SHMEM_QUEUE_ERR_ARG);
     size_t in, out;
-    EXPECT_EQ(shmem_query_data_size(q, nullptr, &out, 0), SHMEM_QUEUE_ERR_ARG);
+    // One NULL means "don't care" (issue 20, 6); both NULL asks nothing: ARG.
+    in = out = 77;
+    EXPECT_EQ(shmem_query_data_size(q, nullptr, &out, 0), 0);
+    EXPECT_EQ(out, 0u);
+    EXPECT_EQ(shmem_query_data_size(q, &in, nullptr, 0), 0);
+    EXPECT_EQ(in, 0u);
+    EXPECT_EQ(shmem_query_data_size(q, nullptr, nullptr, 0), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmem_query_data_size(q, &in, &out, n), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmem_query_data_size(nullptr, &in, &out, 0), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmem_query_attr(q, nullptr), SHMEM_QUEUE_ERR_ARG);

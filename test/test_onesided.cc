@@ -444,9 +444,9 @@ TEST(OneSided, PtrCoversTheNode)
     // a third PE sees the stores too
     EXPECT_EQ(shmem_long_g(&h[me], (me + 1) % n), 1000 + me);
     EXPECT_EQ(mapped, shmem_team_n_pes(SHMEM_TEAM_SHARED));
-#ifdef SHMEMQ_TEST_ENV
-    EXPECT_EQ(shmem_team_n_pes(SHMEM_TEAM_SHARED), 1) << "SHMEMQ_NODE_PES=1 took no effect";
-#endif
+    if (const char *np = getenv("SHMEMQ_NODE_PES")) { // this binary's own 1, or a run's 2
+        EXPECT_LE(shmem_team_n_pes(SHMEM_TEAM_SHARED), atoi(np)) << "SHMEMQ_NODE_PES took no effect";
+    }
     shmem_barrier_all();
     g_words[0] = 0;
     shmem_free(h);

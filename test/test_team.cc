@@ -129,6 +129,47 @@ TEST(Team, SplitEachPeItsOwnTriplet)
     shmem_free(buf);
 }
 
+// PEs that name one team with different triplets all get an error and no team, and a
+// good split right after works (issue 20, 1). Each case: the triplet PE `me` passes.
+TEST(Team, SplitDifferentTripletsFailEverywhere)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    if (n < 2)
+        GTEST_SKIP() << "needs 2 PEs";
+    struct Case {
+        const char *what;
+        int start, stride, size;
+    };
+    std::vector<Case> cases;
+    // The issue's case: PE 0 asks for {1..n-1}, the others for {0..n-2}.
+    cases.push_back({"PE 0 (1,1,n-1), others (0,1,n-1)", me == 0 ? 1 : 0, 1, n - 1});
+    // PE 0 asks for a team of itself, the others for all PEs (which include PE 0).
+    cases.push_back({"PE 0 (0,1,1), others (0,1,n)", 0, 1, me == 0 ? 1 : n});
+    // Same start, different sizes.
+    cases.push_back({"last PE (0,1,n-1), others (0,1,n)", 0, 1, me == n - 1 ? n - 1 : n});
+    // A PE outside the team names it differently from its members.
+    if (n >= 3)
+        cases.push_back({"PE 1 (0,2,1), others (0,2,(n+1)/2)", 0, 2, me == 1 ? 1 : (n + 1) / 2});
+    for (const Case &c : cases) {
+        SCOPED_TRACE(c.what);
+        shmem_team_t t = SHMEM_TEAM_WORLD; // must be overwritten on every path
+        EXPECT_NE(shmem_team_split_strided(SHMEM_TEAM_WORLD, c.start, c.stride, c.size, nullptr,
+                                           0, &t),
+                  0);
+        EXPECT_EQ(t, SHMEM_TEAM_INVALID);
+    }
+    // Consistent different triplets still work: PE 0 alone, the others together.
+    shmem_team_t t = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(me == 0 ? shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, nullptr, 0, &t)
+                      : shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 1, n - 1, nullptr, 0, &t),
+              0);
+    ASSERT_NE(t, SHMEM_TEAM_INVALID);
+    EXPECT_EQ(shmem_team_n_pes(t), me == 0 ? 1 : n - 1);
+    EXPECT_EQ(shmem_team_my_pe(t), me == 0 ? 0 : me - 1);
+    shmem_team_destroy(t);
+    shmem_barrier_all();
+}
+
 // shmem_sync(team), the 1.5 form, next to the deprecated four-argument shmem_sync.
 TEST(Team, SyncByTeamName)
 {

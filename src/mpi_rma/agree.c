@@ -316,7 +316,9 @@ int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int lo
                  n - (int)out[0]);
     if (loud)
         shmemi_bad_arg(routine, "%s", msg);
-    else
+    else if (differs >= 0 && me == 0) /* every PE knows; one says it */
+        shmemi_refused(routine, "%s", msg);
+    else /* the PE that rejected its arguments said why */
         shmemi_debug(routine, "%s", msg);
     return -1;
 }

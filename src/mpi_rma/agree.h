@@ -18,7 +18,9 @@
  * vals[0..nvals) must be equal on every PE (routine kind, sizes, root). Returns 0 when
  * every PE accepted and agreed, -1 otherwise (also on an MPI failure), the same on every
  * PE. The PEs that did not reject anything report why (loud: always, with
- * shmemi_bad_arg; else under SHMEM_DEBUG). Waits with shmemi_agree_wait. */
+ * shmemi_bad_arg; else team PE 0 says once per routine (shmemi_refused) when the PEs
+ * disagree, and the others only under SHMEM_DEBUG, since a PE that rejected its own
+ * arguments said why itself). Waits with shmemi_agree_wait. */
 int shmemi_agree(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
                  const uint64_t *vals, int nvals);
 

@@ -44,7 +44,7 @@ static void coll_report(const shmemi_coll_t *g, const char *routine, const char 
     if (g->loud)
         shmemi_bad_arg(routine, "%s", msg);
     else
-        shmemi_debug(routine, "%s", msg);
+        shmemi_refused(routine, "%s", msg);
 }
 
 /* A symmetric [p, p+len): len 0 needs nothing. */

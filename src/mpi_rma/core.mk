@@ -4,6 +4,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/init.c \
 	src/mpi_rma/error.c \
 	src/mpi_rma/env.c \
+	src/mpi_rma/settings.c \
 	src/mpi_rma/malloc_tune.c \
 	src/mpi_rma/mpit_cvar.c \
 	src/mpi_rma/progress.c \

@@ -47,12 +47,8 @@ static int pool_size_from_env(void)
         return CTX_POOL_DEFAULT;
     char *end;
     long v = strtol(s, &end, 10);
-    if (*end != '\0' || v < 0) {
-        if (shmemi.my_pe == 0)
-            fprintf(stderr, "[shmemq] SHMEMQ_CTX_WINDOWS='%s' is not a count; using %d\n", s,
-                    CTX_POOL_DEFAULT);
-        return CTX_POOL_DEFAULT;
-    }
+    if (*end != '\0' || v < 0 || v > (1 << 20))
+        return CTX_POOL_DEFAULT; /* shmem_init said so (settings.c) */
     return v > CTX_POOL_MAX ? CTX_POOL_MAX : (int)v;
 }
 

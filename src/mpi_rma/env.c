@@ -35,10 +35,11 @@ int shmemi_parse_size(const char *s, size_t *out)
 int shmemi_env_bool(const char *name, int dflt)
 {
     const char *v = getenv(name);
-    if (v == NULL || *v == '\0')
+    int b;
+    /* Anything else keeps the default: shmem_init said so (settings.c). */
+    if (v == NULL || *v == '\0' || shmemi_parse_bool(v, &b) != 0)
         return dflt;
-    return !(strcmp(v, "0") == 0 || strcasecmp(v, "no") == 0 || strcasecmp(v, "false") == 0 ||
-             strcasecmp(v, "off") == 0);
+    return b;
 }
 
 double shmemi_wtime(void)

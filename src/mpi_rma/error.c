@@ -1,13 +1,28 @@
 /* error.c: how the runtime reports misuse and MPI failures. */
 #include "shmemi.h"
+#include <pthread.h>
 #include <stdarg.h>
 #include <time.h>
+
+/* This PE's number for a message: the MPI rank while shmem_init is still running (a
+ * failed init must not report "PE -1"), -1 only before MPI is up. */
+static int report_pe(void)
+{
+    if (shmemi.initialized)
+        return shmemi.my_pe;
+    int up = 0, down = 0, r = -1;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down)
+        MPI_Comm_rank(MPI_COMM_WORLD, &r);
+    return r;
+}
 
 static void vreport(const char *routine, const char *fmt, va_list ap)
 {
     char msg[512];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    fprintf(stderr, "[shmemq PE %d] %s: %s\n", shmemi.initialized ? shmemi.my_pe : -1, routine,
+    fprintf(stderr, "[shmemq PE %d] %s: %s\n", report_pe(), routine,
             msg);
     fflush(stderr);
 }
@@ -43,6 +58,61 @@ void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     va_end(ap);
     if (shmemi.debug)
         abort_job(1);
+}
+
+/* 1 the first time a routine name (with a kind of message) comes here on this PE. A few
+ * dozen routines at most: a linear scan, on error paths only. */
+static int first_time(const char *routine, int kind)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static struct {
+        const char *routine;
+        int kind;
+    } said[64];
+    static int nsaid;
+    int seen = 0;
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nsaid && !seen; i++)
+        seen = said[i].kind == kind && strcmp(said[i].routine, routine) == 0;
+    if (!seen && nsaid < 64)
+        said[nsaid].routine = routine, said[nsaid++].kind = kind;
+    pthread_mutex_unlock(&lock);
+    return !seen;
+}
+
+void shmemi_once(const char *routine, const char *fmt, ...)
+{
+    if (!shmemi.debug && !first_time(routine, 1))
+        return;
+    char msg[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "[shmemq PE %d] %s: %s%s\n", report_pe(),
+            routine, msg, shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
+    fflush(stderr);
+}
+
+void shmemi_refused(const char *routine, const char *fmt, ...)
+{
+    if (!shmemi.debug && !first_time(routine, 0))
+        return;
+    char msg[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (shmemi.debug) {
+        fprintf(stderr, "[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n",
+                report_pe(), routine, msg);
+        abort_job(1);
+    }
+    fprintf(stderr,
+            "[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
+            "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
+            report_pe(), routine, msg);
+    fflush(stderr);
 }
 
 void shmemi_debug(const char *routine, const char *fmt, ...)

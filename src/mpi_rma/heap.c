@@ -4,7 +4,7 @@
  * heap holds only user data. */
 #include "shmemi.h"
 
-#define HEAP_DEFAULT_SIZE ((size_t)128 << 20)
+#define HEAP_DEFAULT_SIZE ((size_t)256 << 20) /* docs/environment.md: why 256 MiB */
 #define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
 /* The usable heap starts at this alignment on every PE, so shmem_align offsets are
  * absolute alignments up to it. The slack is address space only: never touched. */
@@ -59,13 +59,8 @@ int shmemi_heap_init(void)
     const char *env = getenv("SHMEM_SYMMETRIC_SIZE");
     if (env == NULL)
         env = getenv("SMA_SYMMETRIC_SIZE");
-    if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0)) {
-        fprintf(stderr,
-                "[shmemq PE %d] shmem_init: SHMEM_SYMMETRIC_SIZE='%s' is not a size "
-                "(a positive number with an optional K, M, G or T suffix)\n",
-                shmemi.my_pe, env);
-        return -1;
-    }
+    if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0))
+        size = HEAP_DEFAULT_SIZE; /* shmem_init said so (settings.c) */
     size = align_up(size, HEAP_MIN_ALIGN);
 
     MPI_Info info;
@@ -189,6 +184,23 @@ static void heap_release(block_t *b)
     }
 }
 
+/* The heap could not serve size bytes: say how much is free and what sets the size
+ * (a NULL that the program does not check would otherwise be a silent segfault). */
+static void say_exhausted(const char *routine, size_t size)
+{
+    size_t free_bytes = 0, largest = 0;
+    for (block_t *b = blocks; b; b = b->next)
+        if (b->free) {
+            free_bytes += b->size;
+            if (b->size > largest)
+                largest = b->size;
+        }
+    shmemi_once(routine,
+                "symmetric heap exhausted: %zu bytes asked, %zu free (largest free block %zu) "
+                "of %zu; SHMEM_SYMMETRIC_SIZE sets the heap size (docs/environment.md)",
+                size, free_bytes, largest, shmemi.heap_size);
+}
+
 /* Under SHMEM_DEBUG, check that every PE asked for the same thing. */
 static void check_symmetric_request(const char *routine, size_t a, size_t b)
 {
@@ -211,11 +223,9 @@ static void *alloc_collective(const char *routine, size_t size, size_t alignment
     void *p = NULL;
     if (size > 0) {
         p = heap_alloc(size, alignment);
-        if (!p)
-            shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested "
-                                  "(raise SHMEM_SYMMETRIC_SIZE, now %zu)",
-                         size, shmemi.heap_size);
-        else if (zero)
+        if (!p && size != SIZE_MAX) /* SIZE_MAX: shmem_calloc's overflow, said there */
+            say_exhausted(routine, size);
+        else if (p && zero)
             memset(p, 0, size); /* before the barrier: peers may write right after it */
     }
     shmem_barrier_all();
@@ -240,7 +250,8 @@ void *shmem_calloc(size_t count, size_t size)
 {
     size_t total = 0;
     if (size != 0 && count > SIZE_MAX / size) {
-        shmemi_debug("shmem_calloc", "count %zu * size %zu overflows", count, size);
+        shmemi_once("shmem_calloc", "count %zu * size %zu overflows size_t: returns NULL",
+                    count, size);
         total = SIZE_MAX; /* fails in the allocator on every PE alike */
     } else {
         total = count * size;
@@ -306,7 +317,7 @@ void *shmem_realloc(void *ptr, size_t size)
      * and "shrink" the block in place, handing its bytes to the next allocation. */
     size_t want = size <= shmemi.heap_size ? align_up(size, HEAP_MIN_ALIGN) : 0;
     if (want == 0) {
-        shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested", size);
+        say_exhausted(routine, size);
     } else if (want <= b->size) {
         if (b->size > want) { /* give back the tail */
             block_new(b->off + want, b->size - want, 1, b, b->next);
@@ -334,7 +345,7 @@ void *shmem_realloc(void *ptr, size_t size)
             memcpy(p, ptr, b->size);
             heap_release(b);
         } else {
-            shmemi_debug(routine, "symmetric heap exhausted: %zu bytes requested", size);
+            say_exhausted(routine, size);
         }
     }
     shmem_barrier_all();

@@ -88,6 +88,7 @@ int shmem_init_thread(int requested, int *provided)
     MPI_Comm_set_errhandler(shmemi.comm, MPI_ERRORS_RETURN);
     MPI_Comm_rank(shmemi.comm, &shmemi.my_pe);
     MPI_Comm_size(shmemi.comm, &shmemi.n_pes);
+    shmemi_settings_check(); /* one line for each setting that is not valid */
 
     if (shmemi_node_comm_init() != 0)
         shmemi_fatal(routine, "finding the PEs of this node failed");
@@ -175,8 +176,11 @@ void shmem_finalize(void)
     shmemi_async_progress_stop(); /* before anything it polls goes away */
     /* the registered modules (module.c has the steps; the queue layer registers) */
     shmemi_modules_fini(SHMEMI_FINI_COMPLETE); /* e.g. 1.6 sessions still active */
-    shmem_barrier_all();
+    /* Before the barrier: finalize's release of a live data queue counts as its destroy,
+     * so a peer still inside shmem_queue_data_destroy (or a global flush) meets it here
+     * instead of waiting forever while this PE waits in the barrier. */
     shmemi_modules_fini(SHMEMI_FINI_COLLECTIVE); /* e.g. data queues left alive */
+    shmem_barrier_all();
     shmemi_coll_legacy_fini();
     shmemi_ctx_fini();
     shmemi_modules_fini(SHMEMI_FINI_DRAIN); /* e.g. comm queues left alive complete */

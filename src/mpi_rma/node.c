@@ -43,12 +43,8 @@ static int node_pes_setting(void)
         return 0;
     char *end;
     long v = strtol(e, &end, 10);
-    if (*end || v < 0 || v > (1L << 30)) {
-        if (shmemi.my_pe == 0)
-            fprintf(stderr, "[shmemq PE 0] shmem_init: SHMEMQ_NODE_PES='%s' is not a PE count; "
-                            "ignored\n", e);
-        return 0;
-    }
+    if (*end || v < 0 || v > (1L << 30))
+        return 0; /* shmem_init said so (settings.c) */
     return (int)v;
 }
 

@@ -43,6 +43,13 @@ static int p2p_check(const char *routine, const void *ivars, size_t nelems, int 
         shmemi_bad_arg(routine, "ivars %p is not aligned to its %zu-byte type", ivars, esize);
         return -1;
     }
+    /* The spec wants symmetric ivars (a peer's put is what ends the wait); a local
+     * variable works here, so only SHMEM_DEBUG checks, where it costs a lookup. */
+    if (SHMEMI_UNLIKELY(shmemi.debug) && !shmemi_is_symmetric(ivars, nelems * esize)) {
+        shmemi_bad_arg(routine, "ivars [%p, +%zu bytes) is not symmetric", ivars,
+                       nelems * esize);
+        return -1;
+    }
     if (SHMEMI_UNLIKELY(mode == P2P_SOME && indices == NULL)) {
         shmemi_bad_arg(routine, "NULL indices with %zu elements", nelems);
         return -1;

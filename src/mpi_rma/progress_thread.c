@@ -38,8 +38,10 @@ int shmemi_async_progress_wanted(void)
 static void choose_pu(void)
 {
     const char *e = getenv("SHMEMQ_ASYNC_PROGRESS_CPU");
-    if (e && *e) {
-        pt.pu = atoi(e);
+    char *end;
+    long pu = e && *e ? strtol(e, &end, 10) : -1;
+    if (e && *e && *end == '\0' && pu >= 0 && pu <= (1L << 30)) { /* else: as unset */
+        pt.pu = (int)pu;
         snprintf(pt.how, sizeof pt.how, "thread bound to PU %d (SHMEMQ_ASYNC_PROGRESS_CPU)",
                  pt.pu);
         return;
@@ -116,9 +118,10 @@ int shmemi_async_progress_start(void)
         return 0;
     }
     const char *e = getenv("SHMEMQ_ASYNC_PROGRESS_US");
-    pt.sleep_us = e && *e ? atol(e) : 50;
-    if (pt.sleep_us < 0 || pt.sleep_us > 1000000)
-        pt.sleep_us = 50;
+    char *end = NULL;
+    pt.sleep_us = e && *e ? strtol(e, &end, 10) : 50;
+    if ((end && *end) || pt.sleep_us < 0 || pt.sleep_us > 1000000)
+        pt.sleep_us = 50; /* shmem_init said so (settings.c) */
     snprintf(pt.how, sizeof pt.how, "thread unbound");
     choose_pu();
     pt.stop = 0;

@@ -47,3 +47,16 @@ test_test_fault_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=
 test_test_fault_LDADD = $(TEST_LIBS)
 test_test_fault_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
+
+# test/promises.sh: misuse whose outcome is an exit, a message or no hang (issue 20):
+# finalize against a peer's data-queue destroy or global flush, refusals said once,
+# SHMEM_DEBUG ending the job, heap exhaustion said. A .sh test (TEST_EXTENSIONS).
+noinst_PROGRAMS += test/promises
+test_promises_SOURCES = test/promises.c
+test_promises_LDADD = $(SHMEMQ_LIBS)
+test_promises_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += test/promises.sh
+if BUILD_TESTS
+TESTS += test/promises.sh
+test/promises.log: test/promises$(EXEEXT)
+endif

@@ -119,11 +119,41 @@ typedef struct {
 
 extern shmemi_state_t shmemi;
 
+/* ---- settings (settings.c): every environment variable, its default and range ---- */
+typedef enum {
+    SHMEMI_SET_BOOL, SHMEMI_SET_SIZE, SHMEMI_SET_INT, SHMEMI_SET_SECONDS, SHMEMI_SET_CHOICE,
+    SHMEMI_SET_TEXT
+} shmemi_setting_kind_t;
+typedef struct {
+    const char *name, *dflt; /* dflt: as shmemq_info and the docs print it */
+    shmemi_setting_kind_t kind;
+    size_t min, max;     /* SIZE and INT (max 0: no bound for SIZE) */
+    const char *choices; /* CHOICE: the valid values, space-separated */
+    const char *what;
+} shmemi_setting_t;
+extern const shmemi_setting_t shmemi_settings[];
+extern const int shmemi_n_settings;
+/* At shmem_init: warn (PE 0) about every set variable whose value is not valid. */
+void shmemi_settings_check(void);
+/* What shmem_init found wrong with setting i ("" if nothing). */
+const char *shmemi_setting_note(int i);
+/* 1/0, yes/no, on/off, true/false (any case) into *out; -1 for anything else. */
+int shmemi_parse_bool(const char *v, int *out);
+
 /* ---- errors (error.c) ---- */
 /* Invalid use of a routine that returns nothing: print PE, routine and reason to stderr;
  * abort the job when SHMEM_DEBUG is set. */
 void shmemi_bad_arg(const char *routine, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* An OpenSHMEM routine that returns an error code refused its arguments and left the
+ * destination untouched; a program that ignores the code goes on with wrong data. Say
+ * so by default once per routine and PE (the first case, with a note that later ones
+ * are not repeated); under SHMEM_DEBUG every case, then abort the job. */
+void shmemi_refused(const char *routine, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* A failure the program can handle but often does not check (a NULL from shmem_malloc):
+ * said by default once per routine and PE, under SHMEM_DEBUG every time; never aborts. */
+void shmemi_once(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Flush every stdio stream and pause briefly, so the launcher forwards the last output

@@ -276,10 +276,7 @@ static void table_init(void)
     const char *m = getenv("SHMEMQ_STRIDED_METHOD");
     if (m && *m) {
         int method = shmemi_strided_method_by_name(m);
-        if (method < 0)
-            fprintf(stderr, "[shmemq] SHMEMQ_STRIDED_METHOD=%s: use auto, vector, blocks or "
-                            "pack; ignored\n", m);
-        else
+        if (method >= 0) /* else shmem_init said so (settings.c) */
             forced_method = method;
     }
 }

@@ -181,11 +181,11 @@ static int team_split(const char *routine, struct shmemq_team *parent, int color
 static int check_config(const char *routine, const shmem_team_config_t *config, long mask)
 {
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config == NULL) {
-        shmemi_debug(routine, "config_mask asks for num_contexts but config is NULL");
+        shmemi_refused(routine, "config_mask asks for num_contexts but config is NULL");
         return -1;
     }
     if ((mask & SHMEM_TEAM_NUM_CONTEXTS) && config->num_contexts < 0) {
-        shmemi_debug(routine, "negative num_contexts %d", config->num_contexts);
+        shmemi_refused(routine, "negative num_contexts %d", config->num_contexts);
         return -1;
     }
     return 0;
@@ -201,6 +201,54 @@ static int split_agree(const char *routine, struct shmemq_team *parent, int bad)
     return shmemi_agree(routine, parent->comm, parent->my_pe, parent->n_pes, 0, bad, &kind, 1);
 }
 
+/* PEs may pass different triplets (SOS's tests pass (me, 1, 1) for a team of each PE),
+ * but every PE a triplet names must pass that same triplet: otherwise MPI_Comm_split
+ * would build teams nobody asked for. One allgather of the (already valid) triplets
+ * over the parent, then the same O(n) check on every PE: each PE's triplet equals the
+ * one its start passes, and each triplet passed by its own start has members that all
+ * pass it (together: every member of every named team passes that team's triplet).
+ * 0 when they agree, -1 on every PE otherwise. */
+static int triplets_agree(const char *routine, struct shmemq_team *parent, int start,
+                          int stride, int size)
+{
+    int n = parent->n_pes, mine[3] = {start, stride, size}, rc = -1;
+    int *all = malloc(sizeof(int) * 3 * (size_t)n);
+    MPI_Request req;
+    if (all == NULL) /* 12 bytes a PE: the peers would wait in the allgather */
+        shmemi_fatal(routine, "out of memory for the %d PEs' triplets", n);
+    if (MPI_Iallgather(mine, 3, MPI_INT, all, 3, MPI_INT, parent->comm, &req) != MPI_SUCCESS ||
+        shmemi_agree_wait(&req, parent->comm, routine) != MPI_SUCCESS) {
+        shmemi_debug(routine, "MPI_Iallgather of the triplets failed");
+        free(all);
+        return -1;
+    }
+    /* Every PE judges the same data the same way: the verdict agrees everywhere. */
+    int bad_q = -1, bad_p = -1;
+    for (int q = 0; q < n && bad_q < 0; q++) {
+        const int *t = all + 3 * q, *s = all + 3 * t[0];
+        if (memcmp(t, s, sizeof(int) * 3) != 0)
+            bad_q = q, bad_p = t[0];
+        else if (q == t[0])
+            for (int i = 0; i < t[2] && bad_q < 0; i++) {
+                int p = t[0] + t[1] * i;
+                if (memcmp(t, all + 3 * p, sizeof(int) * 3) != 0)
+                    bad_q = q, bad_p = p;
+            }
+    }
+    if (bad_q >= 0 && parent->my_pe == 0) { /* every PE knows; one says it */
+        const int *t = all + 3 * bad_q, *u = all + 3 * bad_p;
+        shmemi_refused(routine,
+                       "PEs name one team with different triplets: parent PE %d asks for "
+                       "(start %d, stride %d, size %d), which includes parent PE %d, which "
+                       "asks for (start %d, stride %d, size %d); no team was made on any PE",
+                       bad_q, t[0], t[1], t[2], bad_p, u[0], u[1], u[2]);
+    }
+    if (bad_q < 0)
+        rc = 0;
+    free(all);
+    return rc;
+}
+
 int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, int size,
                              const shmem_team_config_t *config, long config_mask,
                              shmem_team_t *new_team)
@@ -209,12 +257,12 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     if (new_team)
         *new_team = SHMEM_TEAM_INVALID;
     if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
-        shmemi_debug(routine, "invalid parent team");
+        shmemi_refused(routine, "invalid parent team");
         return -1; /* no team to agree over */
     }
     int bad = 0;
     if (new_team == NULL) {
-        shmemi_debug(routine, "new_team is NULL");
+        shmemi_refused(routine, "new_team is NULL");
         bad = 1;
     }
     /* Valid triplet (spec): start + stride*i in [0, N) for every i in [0, size).
@@ -223,8 +271,8 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     long long last = (long long)start + (long long)stride * ((long long)size - 1);
     if (size < 1 || size > n || start < 0 || start >= n || last < 0 || last >= n ||
         (stride == 0 && size > 1)) {
-        shmemi_debug(routine, "invalid triplet start %d stride %d size %d over %d PEs", start,
-                     stride, size, n);
+        shmemi_refused(routine, "invalid triplet start %d stride %d size %d over %d PEs",
+                       start, stride, size, n);
         bad = 1;
     }
     if (check_config(routine, config, config_mask))
@@ -245,6 +293,8 @@ int shmem_team_split_strided(shmem_team_t parent_team, int start, int stride, in
     }
     if (split_agree(routine, parent_team, bad))
         return -1;
+    if (n > 1 && triplets_agree(routine, parent_team, start, stride, size) != 0)
+        return -1;
     return team_split(routine, parent_team, color, key, config, config_mask, new_team);
 }
 SHMEMI_PROFILE(shmem_team_split_strided)
@@ -260,16 +310,16 @@ int shmem_team_split_2d(shmem_team_t parent_team, int xrange,
     if (yaxis_team)
         *yaxis_team = SHMEM_TEAM_INVALID;
     if (!shmemi.initialized || parent_team == SHMEM_TEAM_INVALID) {
-        shmemi_debug(routine, "invalid parent team");
+        shmemi_refused(routine, "invalid parent team");
         return -1; /* no team to agree over */
     }
     int bad = 0;
     if (xaxis_team == NULL || yaxis_team == NULL) {
-        shmemi_debug(routine, "team output is NULL");
+        shmemi_refused(routine, "team output is NULL");
         bad = 1;
     }
     if (xrange < 1) {
-        shmemi_debug(routine, "xrange %d must be positive", xrange);
+        shmemi_refused(routine, "xrange %d must be positive", xrange);
         bad = 1;
     }
     if (check_config(routine, xaxis_config, xaxis_mask) ||

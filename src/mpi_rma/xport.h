@@ -130,10 +130,15 @@ typedef struct {
     unsigned char *elems;  /* ATOMICS: operands; TYPED_PUTS: values; TYPED_GETS: addresses */
     unsigned char *records; /* PUTS, GETS: the record stream */
 } shmemi_xp_burst_t;
-/* Space to build one burst's datatypes: made once per queue for up to maxrec records. */
-typedef struct shmemi_mpi_burst_scratch shmemi_mpi_burst_scratch_t;
-shmemi_mpi_burst_scratch_t *shmemi_mpi_burst_scratch_new(size_t maxrec);
-void shmemi_mpi_burst_scratch_free(shmemi_mpi_burst_scratch_t *sc);
+/* Space to build one burst's datatypes for up to maxrec records, in memory the caller
+ * provides (the comm queue keeps it in one lazily touched mapping, cq_scratch.c):
+ * shmemi_mpi_burst_scratch_bytes(maxrec) bytes, 8-byte aligned; init touches none of it. */
+typedef struct {
+    int *lens;
+    MPI_Aint *tdisp, *odisp;
+} shmemi_mpi_burst_scratch_t;
+size_t shmemi_mpi_burst_scratch_bytes(size_t maxrec);
+void shmemi_mpi_burst_scratch_init(shmemi_mpi_burst_scratch_t *sc, void *mem, size_t maxrec);
 /* Issue one burst (complete at shmemi_mpi_burst_flush); returns the data bytes it moves.
  * The first MPI failure is noted in st. */
 size_t shmemi_mpi_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burst_scratch_t *sc,

@@ -8,34 +8,16 @@
 #include "xport_mpi.h"
 #include <limits.h>
 
-struct shmemi_mpi_burst_scratch {
-    int *lens;
-    MPI_Aint *tdisp, *odisp;
-};
-
-shmemi_mpi_burst_scratch_t *shmemi_mpi_burst_scratch_new(size_t maxrec)
+size_t shmemi_mpi_burst_scratch_bytes(size_t maxrec)
 {
-    shmemi_mpi_burst_scratch_t *sc = calloc(1, sizeof *sc);
-    if (!sc)
-        return NULL;
-    sc->lens = malloc(sizeof(int) * maxrec);
-    sc->tdisp = malloc(sizeof(MPI_Aint) * maxrec);
-    sc->odisp = malloc(sizeof(MPI_Aint) * maxrec);
-    if (!sc->lens || !sc->tdisp || !sc->odisp) {
-        shmemi_mpi_burst_scratch_free(sc);
-        return NULL;
-    }
-    return sc;
+    return 2 * sizeof(MPI_Aint) * maxrec + sizeof(int) * maxrec;
 }
 
-void shmemi_mpi_burst_scratch_free(shmemi_mpi_burst_scratch_t *sc)
+void shmemi_mpi_burst_scratch_init(shmemi_mpi_burst_scratch_t *sc, void *mem, size_t maxrec)
 {
-    if (!sc)
-        return;
-    free(sc->lens);
-    free(sc->tdisp);
-    free(sc->odisp);
-    free(sc);
+    sc->tdisp = (MPI_Aint *)mem;
+    sc->odisp = sc->tdisp + maxrec;
+    sc->lens = (int *)(void *)(sc->odisp + maxrec);
 }
 
 static inline void note(shmemi_xp_status_t *st, int rc, const char *call)

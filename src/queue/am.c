@@ -185,6 +185,7 @@ void cq_am_stop(void)
     if (!am.up)
         return;
     cq_cache_free();
+    cq_scratch_cache_free();
     shmemi_progress_unregister(am_poll, NULL);
     am_poll(NULL); /* apply whatever already arrived */
     for (int i = 0; i < CQ_NRECV; i++) {

@@ -6,6 +6,7 @@ libshmemq_la_SOURCES += \
 	src/queue/comm_queue.h \
 	src/queue/comm_queue.c \
 	src/queue/cq_push.c \
+	src/queue/cq_scratch.c \
 	src/queue/cq_flush.c \
 	src/queue/cq_node.c \
 	src/queue/cq_rma.c \

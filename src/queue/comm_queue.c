@@ -196,11 +196,12 @@ static void cq_free_all(shmem_queue_t q)
     }
     free(CQ_SLOTS(q));
     free(q->am_dirty);
-    shmemi_mpi_burst_scratch_free(q->burst_scratch);
-    free(q->hash);
+    cq_scratch_give(q->hstamp, q->scratch_bytes); /* hash and the MPI burst scratch with it */
+    q->hstamp = NULL;
+    q->hash = NULL;
+    memset(&q->burst_scratch, 0, sizeof q->burst_scratch);
     free(q->dense);
     q->dense = NULL;
-    free(q->hstamp);
     free(q->flush_reqs);
     free(q->flush_hdrs);
     q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
@@ -349,8 +350,9 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
      * addresses), off on MPICH and on the AM path (our apply is cheaper than the
      * hashing). By measurement (docs/queues.md). */
     const char *ce = getenv("SHMEMQ_COMBINE");
-    if (ce && *ce)
-        q->combine = shmemi_env_bool("SHMEMQ_COMBINE", 0);
+    int cb;
+    if (ce && *ce && shmemi_parse_bool(ce, &cb) == 0) /* else: as unset (settings.c) */
+        q->combine = cb;
 #if defined(MPICH_VERSION)
     else
         q->combine = 0; /* MPICH ch4 applies a burst's accumulates about as fast */
@@ -401,13 +403,21 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
     q->grant = g < 64 ? 64 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
     q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
-    q->burst_scratch = shmemi_mpi_burst_scratch_new(maxrec);
-    q->hash = malloc(sizeof(uint32_t) * hsize);
-    q->hstamp = calloc(hsize, sizeof(uint32_t));
+    /* One mapping, untouched (no memory) until the first burst: hstamp (zeros), hash, then
+     * the MPI transport's datatype scratch (xport.h); hsize is even, so that part starts
+     * 8-byte aligned. */
+    size_t mpi_bytes = shmemi_mpi_burst_scratch_bytes(maxrec);
+    q->scratch_bytes = 2 * sizeof(uint32_t) * hsize + mpi_bytes;
+    char *sc = cq_scratch_take(q->scratch_bytes);
+    if (sc) {
+        q->hstamp = (uint32_t *)(void *)sc;
+        q->hash = q->hstamp + hsize;
+        shmemi_mpi_burst_scratch_init(&q->burst_scratch, q->hash + hsize, maxrec);
+    }
     q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->flush_hdrs = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->burst_scratch || !q->hash ||
-        !q->hstamp || !q->flush_reqs || !q->flush_hdrs) {
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->hash || !q->hstamp || !q->flush_reqs ||
+        !q->flush_hdrs) {
         cq_free_all(q);
         cq_header_free(q);
         return SHMEM_QUEUE_ERR_NOMEM;
@@ -450,7 +460,11 @@ int cq_destroy(shmem_queue_t q)
         fprintf(stderr,
                 "[shmemq PE %d] comm queue %llu (%s path%s): %llu ops pushed, %llu bursts, %llu bytes, "
                 "%llu combined, %llu flushes, %llu full returns\n",
-                shmemi.my_pe, (unsigned long long)q->id, q->path == CQ_PATH_AM ? "am" : "rma",
+                shmemi.my_pe, (unsigned long long)q->id,
+                /* every peer on the node: bursts go through the node transport */
+                shmemi.node_size >= shmemi.n_pes && shmemi.node_base[0] ? "node"
+                : q->path == CQ_PATH_AM                             ? "am"
+                                                                    : "rma",
                 q->combine ? ", combining" : "", (unsigned long long)(q->st.ops_pushed + q->fast.node_rw),
                 (unsigned long long)q->st.bursts, (unsigned long long)q->st.bytes,
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,

@@ -126,9 +126,11 @@ struct shmem_queue_s {
     cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
     uint64_t n_chunks;
     /* scratch for MPI bursts' datatypes and for combining, sized for one chunk */
-    shmemi_mpi_burst_scratch_t *burst_scratch;
+    shmemi_mpi_burst_scratch_t burst_scratch; /* its arrays live in the mapping below */
     uint32_t *hash;
     uint32_t *hstamp;
+    size_t scratch_bytes; /* the one mapping hstamp, hash and burst_scratch live in
+                             (cq_scratch.c) */
     uint32_t hgen;
     uint32_t hmask;
     uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
@@ -277,6 +279,11 @@ static inline int cq_mpi_result(const cq_mpirc_t *st)
 int cq_push_general(shmem_queue_t q, const char *routine, void *dest, const void *src,
                     size_t nelems, int pe, int op, int tidx); /* every push but the inline one */
 void cq_cache_give(cq_chunk_t *c, size_t cbytes); /* a destroyed queue's chunk, kept or freed */
+/* A queue's burst scratch: one zeroed anonymous mapping, returned to the system at
+ * destroy beyond a small cache of released mappings (cq_scratch.c). */
+void *cq_scratch_take(size_t bytes);
+void cq_scratch_give(void *p, size_t bytes);
+void cq_scratch_cache_free(void);
 uint64_t cq_open_records(shmem_queue_t q);        /* records in open atomic chunks */
 void cq_settle(shmem_queue_t q);                  /* give unused grants back */
 

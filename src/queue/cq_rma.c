@@ -66,7 +66,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         b.kind = SHMEMI_XB_ATOMICS;
         b.op = slot_op(h->slot);
     }
-    q->st.bytes += shmemi_mpi_burst(&b, q->burst_scratch, &st);
+    q->st.bytes += shmemi_mpi_burst(&b, &q->burst_scratch, &st);
     c->next = q->rma_pending;
     q->rma_pending = c;
     q->rma_dirty[h->win] = 1;

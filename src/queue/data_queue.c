@@ -419,6 +419,8 @@ static int flush_step(struct shmemi_dataq *q, int block)
     return 1;
 }
 
+static const char dq_finalize_routine[] = "shmem_finalize";
+
 /* Which collective a dataq_sync belongs to (finalize's release counts as a destroy). */
 enum { DQ_SYNC_FLUSH = 1, DQ_SYNC_DESTROY = 2 };
 
@@ -441,6 +443,15 @@ static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
     if (rc != MPI_SUCCESS)
         return shmemi_queue_mpi_err(routine, "MPI_Iallreduce", rc);
     if (out[1] || out[2] != ~out[3]) {
+        /* A PE in shmem_finalize meets peers in a global flush of a queue it never
+         * destroyed: they will never call the matching collective (this PE's next is
+         * MPI_Finalize), so say so and end the job rather than leave them waiting. */
+        if (!out[1] && routine == dq_finalize_routine)
+            shmemi_fatal(routine,
+                         "this PE reached shmem_finalize while other PEs of data queue %llu's "
+                         "team (%d PEs) wait in shmem_queue_global_flush on it (a global "
+                         "flush must be called by every PE of the team); ending the job",
+                         (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->h.npes);
         if (!bad)
             shmemi_debug(routine, out[1] ? "another PE of the queue's team rejected its "
                                            "arguments: nothing was done"
@@ -812,8 +823,8 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
     int rc = dq_get(routine, queue, &q);
     if (rc)
         return rc;
-    if (incoming == NULL || outgoing == NULL) {
-        shmemi_debug(routine, "incoming or outgoing is NULL");
+    if (incoming == NULL && outgoing == NULL) { /* one NULL: "don't care", as elsewhere */
+        shmemi_debug(routine, "incoming and outgoing are both NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
     if (pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes)) {
@@ -828,8 +839,10 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
         out += q->h.out_len[p];
     }
     dq_unlock(q);
-    *incoming = in;
-    *outgoing = out;
+    if (incoming)
+        *incoming = in;
+    if (outgoing)
+        *outgoing = out;
     return 0;
 }
 SHMEMI_PROFILE(shmem_query_data_size)
@@ -960,14 +973,19 @@ void shmemi_dataq_fini(void)
             break;
         uint64_t id = q->queue_id & ~SHMEMI_DATAQ_ID_BIT;
         size_t left;
-        /* removes q from live; ARG: a peer was in another routine on q (a global flush,
-         * or a destroy it got wrong) and returned an error: meet it at its next one */
-        while (dq_release(q, "shmem_finalize", 0, &left) == SHMEM_QUEUE_ERR_ARG)
+        /* removes q from live; ARG: a peer passed bad arguments to its destroy and
+         * returned an error: meet it at its next one (a peer in a global flush ends
+         * the job in dataq_sync) */
+        while (dq_release(q, dq_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
             ;
+        /* Always said: a destroy would have returned DATALOSS, finalize returns nothing,
+         * and after finalize no PE can pop what a flush would deliver. */
         if (left)
-            shmemi_debug("shmem_finalize",
-                         "data queue %llu was not destroyed: freed, %zu queued bytes lost",
-                         (unsigned long long)id, left);
+            fprintf(stderr,
+                    "[shmemq PE %d] shmem_finalize: data queue %llu was not destroyed: %zu "
+                    "bytes still queued (pushed and not flushed, or delivered and not popped) "
+                    "are dropped\n",
+                    shmemi.my_pe, (unsigned long long)id, left);
         else
             shmemi_debug("shmem_finalize", "data queue %llu was not destroyed: freed",
                          (unsigned long long)id);

@@ -11,40 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-typedef struct {
-    const char *name, *dflt, *what;
-} var_t;
-
-/* Every variable the library reads (docs/environment.md has the same table). */
-static const var_t vars[] = {
-    {"SHMEM_SYMMETRIC_SIZE", "128M", "symmetric heap per PE (K/M/G/T suffixes)"},
-    {"SMA_SYMMETRIC_SIZE", "", "older name of SHMEM_SYMMETRIC_SIZE"},
-    {"SHMEM_DEBUG", "0", "report bad arguments with PE and routine, then abort"},
-    {"SHMEMQ_WATCHDOG_SECONDS", "10", "SHMEM_DEBUG: wait in a collective before naming missing PEs and ending the job (0: off)"},
-    {"SHMEMQ_NODE_PES", "0", "PEs per simulated node (0: the real nodes)"},
-    {"SHMEMQ_ASYNC_PROGRESS", "0", "progress thread for targets off the node"},
-    {"SHMEMQ_ASYNC_PROGRESS_US", "50", "progress thread sleep between polls (us)"},
-    {"SHMEMQ_ASYNC_PROGRESS_CPU", "", "PU the progress thread binds to"},
-    {"SHMEMQ_COMM_PATH", "auto", "comm queues off the node: auto|rma|am"},
-    {"SHMEMQ_COMBINE", "adaptive", "comm queues: merge ops on one address (0|1)"},
-    {"SHMEMQ_PACK", "1", "comm queues, AM path: packed uniform batches"},
-    {"SHMEMQ_EARLY_FLUSH", "1", "comm queues, AM path: flush epoch at half full"},
-    {"SHMEMQ_CHUNK_BYTES", "128K", "comm queues: bytes per AM burst"},
-    {"SHMEMQ_RMA_CHUNK_BYTES", "2x chunk", "comm queues: bytes per RMA burst"},
-    {"SHMEMQ_PROGRESS_THREAD", "0", "comm queues: a thread honours timeout_flush"},
-    {"SHMEMQ_STATS", "0", "print queue statistics at destroy"},
-    {"SHMEMQ_DATAQ_XFER", "auto", "data queues: exchange mode (v|c|rounds; a test knob)"},
-    {"SHMEMQ_DATAQ_CHUNK", "1G", "data queues: bytes per exchange round (a test knob)"},
-    {"SHMEMQ_SESSION_MAX_PUT", "256", "1.6 sessions: largest batched put (bytes)"},
-    {"SHMEMQ_SESSION_PUTS", "1", "1.6 sessions: batch puts (0: never, as SHMEMQ_SESSION_MAX_PUT=0)"},
-    {"SHMEMQ_SESSION_TIMEOUT", "0.001", "1.6 sessions: flush timeout (seconds)"},
-    {"SHMEMQ_STRIDED_METHOD", "auto", "strided RMA method"},
-    {"SHMEMQ_STRIDED_TABLE", "", "tuned strided-method table file"},
-    {"SHMEMQ_CTX_WINDOWS", "4", "window pairs made at init for contexts"},
-    {"SHMEMQ_COLL_MAX_COUNT", "INT_MAX", "largest element count per MPI collective call (a test knob)"},
-    {"SHMEMQ_MALLOC_PRIME", "1", "raise glibc's heap trim threshold at init"},
-};
-
+/* The variables, their defaults and meanings: the library's own table (settings.c),
+ * the one source of truth; docs/environment.md must agree with it (test/info.sh). */
+#define vars shmemi_settings
 /* A JSON string (the values here are printable ASCII; quotes and backslashes escaped). */
 static void jstr(const char *s)
 {
@@ -127,7 +96,7 @@ int main(int argc, char **argv)
             {"commq_off_node", cq},
             {"dataq_default_room", dq},
         };
-        size_t nkv = sizeof kv / sizeof kv[0], nv = sizeof vars / sizeof vars[0];
+        size_t nkv = sizeof kv / sizeof kv[0], nv = (size_t)shmemi_n_settings;
         if (json) {
             printf("{\n");
             for (size_t i = 0; i < nkv; i++) {
@@ -153,6 +122,8 @@ int main(int argc, char **argv)
                 jstr(vars[i].dflt);
                 printf(", \"meaning\": ");
                 jstr(vars[i].what);
+                printf(", \"warning\": ");
+                jstr(shmemi_setting_note((int)i));
                 printf("}%s\n", i + 1 < nv ? "," : "");
             }
             printf("  ]\n}\n");
@@ -165,8 +136,10 @@ int main(int argc, char **argv)
             printf("environment (value, default, meaning):\n");
             for (size_t i = 0; i < nv; i++) {
                 const char *v = getenv(vars[i].name);
-                printf("  %-26s %-10s %-14s %s\n", vars[i].name, v ? v : "(unset)",
-                       vars[i].dflt[0] ? vars[i].dflt : "-", vars[i].what);
+                const char *note = shmemi_setting_note((int)i);
+                printf("  %-26s %-10s %-14s %s%s%s\n", vars[i].name, v ? v : "(unset)",
+                       vars[i].dflt[0] ? vars[i].dflt : "-", vars[i].what,
+                       note[0] ? "; NOT VALID: " : "", note);
             }
         }
         fflush(stdout);

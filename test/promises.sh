@@ -1,0 +1,95 @@
+#!/bin/sh
+# promises.sh: misuse cases whose outcome is an exit status, a message or the absence of
+# a hang (issue 20; test/promises.c has the cases). Each runs at 2 and 4 PEs on the node
+# through test/run-mpi.sh (the configured mpiexec) with a time limit, and checks:
+#   destroy_finalize  exit 0; the finalizing PEs say the dropped bytes (no hang)
+#   flush_finalize    the job ends nonzero, a PE in shmem_finalize saying peers wait in
+#                     shmem_queue_global_flush (without SHMEM_DEBUG)
+#   alltoall_malloc   exit 0, the refusal said once per PE (not twice); SHMEM_DEBUG=1:
+#                     the job ends nonzero with the message
+#   heap_exhausted    exit 0, exhaustion said once per PE with asked/free/variable, the
+#                     calloc overflow said once and without an exhaustion line
+#   wait_nonsym       SHMEM_DEBUG=1: the job ends nonzero naming shmem_long_wait_until
+#   init_fails        no report says "PE -1"; PE 0 says why shmem_init failed
+top="${top_builddir:-.}"
+prog="$top/test/promises"
+bound=60 # seconds: MPI start-up and teardown, an abort
+status=0
+# run <np> <case> [env assignments...]: sets out, took
+run() {
+  np=$1 case=$2
+  shift 2
+  t0=$(date +%s)
+  out=$(env "$@" SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
+        sh "$top/test/run-mpi.sh" "$prog" "$case" 2>&1)
+  took=$(($(date +%s) - t0))
+}
+# verdict <label> <fail text>
+verdict() {
+  fail="$2"
+  echo "$out" | grep -q 'exit 124' && fail="$fail; it ran into the time limit"
+  [ "$took" -le $bound ] || fail="$fail; took $took s"
+  if [ -n "$fail" ]; then
+    echo "FAIL: $1$fail"
+    echo "$out" | sed 's/^/    /'
+    status=1
+  else
+    echo "ok: $1 ($took s)"
+  fi
+}
+count() { echo "$out" | grep -c -- "$1"; }
+for np in 2 4; do
+  run $np destroy_finalize
+  f=""
+  echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
+  echo "$out" | grep -q 'PE 0: shmem_queue_data_destroy returned' || f="$f; PE 0's destroy did not return"
+  [ "$(count 'shmem_finalize: data queue 1 was not destroyed: 8 bytes still queued')" -eq $((np - 1)) ] ||
+    f="$f; not every finalizing PE said its 8 dropped bytes"
+  verdict "$np PEs, destroy_finalize" "$f"
+
+  run $np flush_finalize
+  f=""
+  echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
+  echo "$out" | grep -q 'shmem_finalize: this PE reached shmem_finalize while other PEs of data queue 1.s team' ||
+    f="$f; no message naming the misuse"
+  verdict "$np PEs, flush_finalize" "$f"
+
+  run $np alltoall_malloc
+  f=""
+  echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
+  [ "$(count 'shmem_double_alltoall: .* is not symmetric; the routine returned an error')" -eq $np ] ||
+    f="$f; not said exactly once per PE"
+  [ "$(count 'shmem_double_alltoall returned -1, dst\[0\] -1')" -eq $((2 * np)) ] ||
+    f="$f; a call did not return -1 with dst untouched"
+  verdict "$np PEs, alltoall_malloc" "$f"
+
+  run $np alltoall_malloc SHMEM_DEBUG=1
+  f=""
+  echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
+  echo "$out" | grep -q 'shmem_double_alltoall: .* is not symmetric (SHMEM_DEBUG: ending the job)' ||
+    f="$f; no message"
+  echo "$out" | grep -q 'shmem_double_alltoall returned' && f="$f; a PE went on"
+  verdict "$np PEs, alltoall_malloc, SHMEM_DEBUG=1" "$f"
+
+  run $np heap_exhausted SHMEM_SYMMETRIC_SIZE=32M
+  f=""
+  echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
+  [ "$(count 'shmem_malloc: symmetric heap exhausted: 1099511627776 bytes asked, [0-9]* free (largest free block [0-9]*) of 33554432; SHMEM_SYMMETRIC_SIZE sets')" -eq $np ] ||
+    f="$f; exhaustion not said exactly once per PE with asked, free and the variable"
+  [ "$(count 'shmem_calloc: count [0-9]* \* size 4 overflows')" -eq $np ] || f="$f; calloc overflow not said once per PE"
+  [ "$(count 'shmem_calloc: symmetric heap exhausted')" -eq 0 ] || f="$f; calloc overflow said twice"
+  [ "$(count 'returned NULL')" -eq $((3 * np)) ] || f="$f; not every call returned NULL"
+  verdict "$np PEs, heap_exhausted" "$f"
+
+  run $np wait_nonsym SHMEM_DEBUG=1
+  f=""
+  echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
+  echo "$out" | grep -q 'shmem_long_wait_until: .*not symmetric' || f="$f; no message"
+  verdict "$np PEs, wait_nonsym, SHMEM_DEBUG=1" "$f"
+  run $np init_fails SHMEM_SYMMETRIC_SIZE=100T
+  f=""
+  echo "$out" | grep -q 'PE -1' && f="$f; a report says PE -1"
+  echo "$out" | grep -q '^\[shmemq PE 0\] shmem_init: ' || f="$f; PE 0 did not say why init failed"
+  verdict "$np PEs, init_fails" "$f"
+done
+exit $status
