@@ -15,7 +15,8 @@
  * phase of the machine hits both); the best rep's mean per call is reported. Every
  * variant's last result is checked in full against values computed without the library.
  * Only the standard OpenSHMEM API and MPI are used, so the same file builds against
- * other OpenSHMEMs that run on MPI (Open MPI's OSHMEM with oshcc), see bench/README.md.
+ * other OpenSHMEMs that run on MPI; against a 1.4 library (Open MPI 4.1's OSHMEM, oshcc)
+ * it times the active-set routines over all PEs instead (see bench/README.md).
  *
  * Output: one line per result "op variant bytes us/call" and CSV (op,variant,npes,bytes,
  * usec) to -o FILE or after the human lines. Exit status 1 on any wrong answer. */
@@ -84,8 +85,41 @@ static int check(int op, size_t bytes, int salt)
     return 0;
 }
 
+#if SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5
+/* OpenSHMEM 1.4 libraries (Open MPI 4.1's OSHMEM): no teams, so the active-set routines
+ * over all PEs, alternating two pSync sets (a set is reused only after the next call). */
+#define BENCH_LEGACY 1
+static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
+                         ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
+                                ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)
+                         : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
+                                ? SHMEM_COLLECT_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)];
+static long long *pwrk;
+static int pk;
+#endif
+
 static void run_shmem(int op, size_t bytes)
 {
+#ifdef BENCH_LEGACY
+    long *ps = psync[pk ^= 1];
+    size_t w = bytes / 8;
+    switch (op) {
+    case OP_BARRIER: shmem_barrier_all(); break;
+    case OP_SYNC: shmem_sync_all(); break;
+    case OP_BCAST:
+        shmem_broadcast64(dst, src, w, npes - 1, 0, 0, npes, ps);
+        if (me == npes - 1)
+            memcpy(dst, src, bytes); /* 1.4 leaves the root's dest alone */
+        break;
+    case OP_FCOLLECT: shmem_fcollect64(dst, src, w, 0, 0, npes, ps); break;
+    case OP_COLLECT: shmem_collect64(dst, src, w, 0, 0, npes, ps); break;
+    case OP_REDUCE:
+        shmem_longlong_sum_to_all((long long *)(void *)dst, (long long *)(void *)src, (int)w, 0,
+                                  0, npes, pwrk, ps);
+        break;
+    case OP_ALLTOALL: shmem_alltoall64(dst, src, w, 0, 0, npes, ps); break;
+    }
+#else
     switch (op) {
     case OP_BARRIER: shmem_barrier_all(); break;
     case OP_SYNC: shmem_team_sync(SHMEM_TEAM_WORLD); break;
@@ -98,6 +132,7 @@ static void run_shmem(int op, size_t bytes)
         break;
     case OP_ALLTOALL: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
     }
+#endif
 }
 
 static void run_mpi(int op, size_t bytes)
@@ -167,6 +202,15 @@ int main(int argc, char **argv)
         shmem_global_exit(1);
     }
     displs = counts + npes;
+#ifdef BENCH_LEGACY
+    for (int i = 0; i < 2; i++)
+        for (size_t k = 0; k < sizeof psync[i] / sizeof(long); k++)
+            psync[i][k] = SHMEM_SYNC_VALUE;
+    size_t nw = maxbytes / 8 / 2 + 1;
+    pwrk = shmem_malloc(sizeof(long long) *
+                        (nw > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nw : SHMEM_REDUCE_MIN_WRKDATA_SIZE));
+    shmem_barrier_all();
+#endif
     enum { MAXRES = 256 };
     static struct { int op, variant; size_t bytes; double us; } res[MAXRES];
     int nres = 0, bad = 0;

@@ -80,8 +80,16 @@ static inline const char *cn_peer(const struct shmemi_cnode *c, int pe, const vo
     return c->base[r > 0][pe] + off;
 }
 
-static void sync_windows(void)
+/* Make what peers wrote through the windows visible to this PE's loads. Inside a
+ * single-node job nothing writes through MPI (xport.h: every put, get and atomic is a
+ * load, store or CPU atomic), so a fence does; otherwise node peers' atomics are MPI
+ * accumulates and MPI_Win_sync is the call MPI asks for. */
+static inline void sync_windows(void)
 {
+    if (SHMEMI_LIKELY(shmemi.amo_direct)) {
+        atomic_thread_fence(memory_order_seq_cst);
+        return;
+    }
     MPI_Win_sync(shmemi.heap_win);
     MPI_Win_sync(shmemi.data_win);
 }
