@@ -533,7 +533,7 @@ static int team_group(const char *routine, shmem_team_t team, shmemi_coll_t *g)
     g->me = team->my_pe;
     g->n = team->n_pes;
     g->loud = 0;
-    g->node = shmemi_cnode_get(team, routine);
+    g->node = shmemi_cnode_get(team, routine, 1);
     return 0;
 }
 

@@ -53,8 +53,10 @@ int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint
 
 /* ---- node shared-memory collectives (coll_node.c) ----
  * The team's node state, set up on the team's first collective (collective over the
- * team); NULL when the team's collectives go through MPI. */
-struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine);
+ * team; its wait runs the SHMEM_DEBUG watchdog when watchdog is set); NULL when the
+ * team's collectives go through MPI. */
+struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine,
+                                      int watchdog);
 /* The engines' node forms: bad is this PE's verdict on its arguments (already reported);
  * the agreement runs in the same shared-memory step as the first data exchange. Same
  * results and returns as the MPI forms. */

@@ -60,7 +60,7 @@ static int active_set(const char *routine, int start, int logstride, int size,
     if (start == 0 && size == shmemi.n_pes) { /* logstride is then 0, or size 1 */
         g->comm = shmemi.comm;
         /* the world's node collectives, when the job is one node (coll_node.c) */
-        g->node = shmemi_cnode_get(&shmemi.team_world, routine);
+        g->node = shmemi_cnode_get(&shmemi.team_world, routine, 1);
         return 0;
     }
     if (size == 1) {

@@ -117,7 +117,7 @@ static void cn_describe(const struct shmemq_team *team, const char *routine, con
                 how);
 }
 
-static int cn_setup(struct shmemq_team *team, const char *routine)
+static int cn_setup(struct shmemq_team *team, const char *routine, int watchdog)
 {
     int n = team->n_pes, ok = node_allowed();
     for (int i = 0; i < n && ok; i++) {
@@ -126,8 +126,10 @@ static int cn_setup(struct shmemq_team *team, const char *routine)
     }
     if (n > 1) {
         /* Every member arrives (with progress) before the blocking MPI calls below, as a
-         * team split does; then all take the same decision. */
-        if (shmemi_agree_barrier(team->comm, routine) != MPI_SUCCESS)
+         * team split does; then all take the same decision. The watchdog only where the
+         * caller runs one (shmem_barrier_all does not). */
+        if ((watchdog ? shmemi_agree_barrier(team->comm, routine)
+                      : shmemi_barrier_comm(team->comm)) != MPI_SUCCESS)
             return -1;
         int all = 0;
         if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, team->comm) != MPI_SUCCESS)
@@ -187,11 +189,12 @@ static int cn_setup(struct shmemq_team *team, const char *routine)
     return 0;
 }
 
-struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine)
+struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine,
+                                      int watchdog)
 {
     if (SHMEMI_UNLIKELY(team->cnode_state == 0)) {
         team->cnode_state = 2;
-        if (cn_setup(team, routine) != 0)
+        if (cn_setup(team, routine, watchdog) != 0)
             return NULL;
     }
     return team->cnode;
@@ -621,7 +624,7 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
 int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watchdog)
 {
     shmemi_coll_t g = {team->comm, team->my_pe, team->n_pes, 0, NULL};
-    g.node = shmemi_cnode_get(team, routine);
+    g.node = shmemi_cnode_get(team, routine, watchdog);
     if (g.node)
         return shmemi_cnode_barrier(routine, &g, watchdog) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
     int rc = watchdog ? shmemi_agree_barrier(team->comm, routine)
@@ -632,7 +635,7 @@ int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watch
 
 void shmemi_coll_describe(char *buf, size_t n)
 {
-    struct shmemi_cnode *c = shmemi_cnode_get(&shmemi.team_world, "shmemq_info");
+    struct shmemi_cnode *c = shmemi_cnode_get(&shmemi.team_world, "shmemq_info", 1);
     if (c)
         snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
                  "larger data copied between mapped heaps)", CN_SLOT / 1024);
