@@ -639,7 +639,9 @@ void shmemi_coll_describe(char *buf, size_t n)
     if (c)
         snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
                  "larger data copied between mapped heaps)", CN_SLOT / 1024);
+    else if (node_allowed())
+        snprintf(buf, n, "MPI collectives on WORLD (it spans nodes); node shared memory for "
+                 "teams inside one node");
     else
-        snprintf(buf, n, "MPI collectives on WORLD (%s); node shared memory for teams inside "
-                 "one node", node_allowed() ? "it spans nodes" : "SHMEMQ_COLL_NODE=0");
+        snprintf(buf, n, "MPI collectives on every team (SHMEMQ_COLL_NODE=0)");
 }
