@@ -17,3 +17,9 @@ noinst_PROGRAMS += bench/node_copy
 bench_node_copy_SOURCES = bench/node_copy.c
 bench_node_copy_LDADD = $(SHMEMQ_LIBS)
 bench_node_copy_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# team collectives against raw MPI on MPI_COMM_WORLD, 8 B .. 1 MiB (issue 22)
+noinst_PROGRAMS += bench/coll
+bench_coll_SOURCES = bench/coll.c
+bench_coll_LDADD = $(SHMEMQ_LIBS)
+bench_coll_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -57,7 +57,7 @@ done
 # settings that are not valid: one line each at shmem_init naming variable, value and
 # what is used instead, and shmemq_info shows it (issue 20, 4)
 out=$(SHMEMQ_COMM_PATH=foo SHMEMQ_CHUNK_BYTES=1 SHMEM_DEBUG=maybe SHMEMQ_TEST_NPES=2 \
-      SHMEMQ_TEST_OFFNODE_NPES= sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
+      SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
   fail "bad settings: shmemq_info failed: $out"
 for want in "shmem_init: SHMEMQ_COMM_PATH='foo' is not one of: auto rma am; using auto" \
             "shmem_init: SHMEMQ_CHUNK_BYTES='1' is outside \[1024, 67108864\] bytes; using 128K" \
@@ -69,7 +69,7 @@ done
 
 # one source of truth: every docs table row "| `VAR` | default | ..." for a variable
 # shmemq_info lists gives the default shmemq_info prints (issue 20, 5)
-json=$(SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= sh "$top/test/run-mpi.sh" "$info" --json 2>/dev/null |
+json=$(SHMEMQ_TEST_NPES=1 SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= sh "$top/test/run-mpi.sh" "$info" --json 2>/dev/null |
        sed -n '/^{/,/^}/p')
 if command -v python3 >/dev/null 2>&1; then
   echo "$json" | python3 -c '

@@ -20,7 +20,7 @@ run() {
   np=$1 case=$2
   shift 2
   t0=$(date +%s)
-  out=$(env "$@" SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
+  out=$(env "$@" SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
         sh "$top/test/run-mpi.sh" "$prog" "$case" 2>&1)
   took=$(($(date +%s) - t0))
 }

@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <unistd.h>
 #include <vector>
 #include "test_util.h"
 
@@ -21,10 +22,21 @@ static int split_env = setenv("SHMEMQ_COLL_MAX_COUNT", STR(SHMEMQ_TEST_SPLIT), 1
 #endif
 
 extern "C" int coll_generic_selections(void);
+extern "C" int coll_all_types_run(shmem_team_t team, void *scratch, int in_place);
 
 namespace {
 
-// The teams every collective runs on: WORLD, WORLD reversed, and the even PEs.
+#ifdef SHMEMQ_TEST_SPLIT
+// MPI calls of 3 bytes: hundreds of thousands of them for data past a shared-memory slot
+// at 4 PEs off the node (minutes on 2 loaded cores). test_coll covers the large node
+// path; here large and back-to-back stay small.
+const size_t LARGE_N = 40, B2B_ROUNDS = 60;
+#else
+const size_t LARGE_N = 40000 + 3, B2B_ROUNDS = 300;
+#endif
+
+// The teams every collective runs on: WORLD, WORLD reversed, the even PEs, and the
+// odd PEs in reverse (stride -2).
 struct Teams {
     std::vector<shmem_team_t> all;
     std::vector<std::string> names;
@@ -44,6 +56,15 @@ struct Teams {
         owned.push_back(t);
         all.push_back(t); // INVALID on odd PEs: they skip it
         names.push_back("even");
+        if (n > 1) {
+            int last_odd = (n - 1) % 2 ? n - 1 : n - 2;
+            EXPECT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, last_odd, -2, n / 2, nullptr, 0,
+                                               &t),
+                      0);
+            owned.push_back(t);
+            all.push_back(t); // INVALID on even PEs
+            names.push_back("odd reversed");
+        }
     }
     ~Teams()
     {
@@ -485,6 +506,157 @@ TEST(Coll, StaticDataTargets)
     ASSERT_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, sres, sdata, 8), 0);
     for (int k = 0; k < 8; k++)
         EXPECT_EQ(sres[k], (long)k * n * (n - 1) / 2);
+}
+
+// Every reduction routine and scan of every type family, on every team, apart and in
+// place (through the node's shared memory on one node, MPI across nodes).
+TEST(Coll, EveryTypeAndOp)
+{
+    Sym scratch(2 * 2 * 16);
+    Teams &teams = *g_teams;
+    for (size_t ti = 0; ti < teams.all.size(); ti++) {
+        shmem_team_t t = teams.all[ti];
+        if (t == SHMEM_TEAM_INVALID)
+            continue;
+        SCOPED_TRACE(teams.names[ti]);
+        EXPECT_EQ(coll_all_types_run(t, scratch.p, 0), 0);
+        EXPECT_EQ(coll_all_types_run(t, scratch.p, 1), 0);
+    }
+}
+
+// Data past what one shared-memory slot holds (the node path copies it straight from
+// the peers' symmetric buffers), on every team, with odd sizes.
+TEST(Coll, Large)
+{
+    const size_t N = LARGE_N; // int64 elements per PE: ~320 KB (past one slot)
+    int n = shmem_n_pes();
+    Sym s(N * n * sizeof(int64_t)), d(N * n * sizeof(int64_t) + 8);
+    Teams &teams = *g_teams;
+    for (size_t ti = 0; ti < teams.all.size(); ti++) {
+        shmem_team_t t = teams.all[ti];
+        if (t == SHMEM_TEAM_INVALID)
+            continue;
+        SCOPED_TRACE(teams.names[ti]);
+        int me = shmem_team_my_pe(t), tn = shmem_team_n_pes(t);
+        int64_t *src = s.as<int64_t>(), *dst = d.as<int64_t>();
+        auto v = [](int pe, size_t k) { return (int64_t)pe * 1000003 + (int64_t)k; };
+        for (size_t k = 0; k < N * tn; k++)
+            src[k] = v(me, k);
+        dst[N * tn] = -7;
+        ASSERT_EQ(shmem_int64_broadcast(t, dst, src, N, tn - 1), 0);
+        size_t wrong = 0;
+        for (size_t k = 0; k < N; k++)
+            wrong += dst[k] != v(tn - 1, k);
+        EXPECT_EQ(wrong, 0u) << "broadcast";
+        ASSERT_EQ(shmem_int64_fcollect(t, dst, src, N), 0);
+        for (int i = 0; i < tn; i++)
+            for (size_t k = 0; k < N; k++)
+                wrong += dst[i * N + k] != v(i, k);
+        EXPECT_EQ(wrong, 0u) << "fcollect";
+        // collect: PE i gives N - i elements
+        ASSERT_EQ(shmem_int64_collect(t, dst, src, N - me), 0);
+        size_t at = 0;
+        for (int i = 0; i < tn; i++)
+            for (size_t k = 0; k < N - i; k++)
+                wrong += dst[at++] != v(i, k);
+        EXPECT_EQ(wrong, 0u) << "collect";
+        EXPECT_EQ(dst[N * tn], -7);
+        ASSERT_EQ(shmem_int64_alltoall(t, dst, src, N), 0);
+        for (int i = 0; i < tn; i++)
+            for (size_t k = 0; k < N; k++)
+                wrong += dst[i * N + k] != v(i, me * N + k);
+        EXPECT_EQ(wrong, 0u) << "alltoall";
+        ASSERT_EQ(shmem_int64_sum_reduce(t, dst, src, N), 0);
+        int64_t pes = (int64_t)tn * (tn - 1) / 2;
+        for (size_t k = 0; k < N; k++)
+            wrong += dst[k] != pes * 1000003 + (int64_t)tn * (int64_t)k;
+        EXPECT_EQ(wrong, 0u) << "sum_reduce";
+        ASSERT_EQ(shmem_int64_max_reduce(t, src, src, N), 0); // in place
+        for (size_t k = 0; k < N; k++)
+            wrong += src[k] != v(tn - 1, k);
+        EXPECT_EQ(wrong, 0u) << "max_reduce in place";
+        for (size_t k = 0; k < N; k++)
+            src[k] = v(me, k);
+        ASSERT_EQ(shmem_int64_sum_inscan(t, dst, src, N), 0);
+        int64_t upto = (int64_t)me * (me + 1) / 2;
+        for (size_t k = 0; k < N; k++)
+            wrong += dst[k] != upto * 1000003 + (int64_t)(me + 1) * (int64_t)k;
+        EXPECT_EQ(wrong, 0u) << "sum_inscan";
+        EXPECT_EQ(shmem_team_sync(t), 0);
+    }
+}
+
+// Collectives back to back with no barrier between: results change every round, so a
+// PE that reused a buffer or flag too early would read a stale or future value.
+TEST(Coll, BackToBack)
+{
+    int n = shmem_n_pes();
+    const size_t BIG = LARGE_N; // past one shared-memory slot
+    Sym s(BIG * n * sizeof(long)), d(BIG * n * sizeof(long));
+    Teams &teams = *g_teams;
+    for (size_t ti = 0; ti < teams.all.size(); ti++) {
+        shmem_team_t t = teams.all[ti];
+        if (t == SHMEM_TEAM_INVALID)
+            continue;
+        SCOPED_TRACE(teams.names[ti]);
+        int me = shmem_team_my_pe(t), tn = shmem_team_n_pes(t);
+        long *src = s.as<long>(), *dst = d.as<long>();
+        int wrong = 0;
+        for (int r = 0; r < (int)B2B_ROUNDS && wrong == 0; r++) {
+            size_t cnt = r % 5 == 4 ? BIG : 1 + r % 3;
+            for (size_t k = 0; k < cnt * tn; k++)
+                src[k] = (long)(me * 100000 + r * 10 + (long)k);
+            switch (r % 4) {
+            case 0:
+                ASSERT_EQ(shmem_long_sum_reduce(t, dst, src, cnt), 0);
+                for (size_t k = 0; k < cnt; k++)
+                    wrong += dst[k] != (long)tn * (tn - 1) / 2 * 100000 +
+                                           (long)tn * (r * 10 + (long)k);
+                break;
+            case 1:
+                ASSERT_EQ(shmem_long_broadcast(t, dst, src, cnt, r % tn), 0);
+                for (size_t k = 0; k < cnt; k++)
+                    wrong += dst[k] != (long)((r % tn) * 100000 + r * 10 + (long)k);
+                break;
+            case 2:
+                ASSERT_EQ(shmem_long_fcollect(t, dst, src, cnt), 0);
+                for (int i = 0; i < tn; i++)
+                    for (size_t k = 0; k < cnt; k++)
+                        wrong += dst[i * cnt + k] != (long)(i * 100000 + r * 10 + (long)k);
+                break;
+            case 3:
+                ASSERT_EQ(shmem_long_alltoall(t, dst, src, cnt), 0);
+                for (int i = 0; i < tn; i++)
+                    for (size_t k = 0; k < cnt; k++)
+                        wrong += dst[i * cnt + k] !=
+                                 (long)(i * 100000 + r * 10 + (long)(me * cnt + k));
+                break;
+            }
+            EXPECT_EQ(wrong, 0) << "round " << r;
+        }
+        for (int r = 0; r < 200; r++) // barriers alone, back to back
+            ASSERT_EQ(shmem_team_sync(t), 0);
+    }
+}
+
+// One PE arrives a second late: the others wait (progressing) and get the right values.
+TEST(Coll, LatePE)
+{
+    int n = shmem_n_pes(), me = shmem_my_pe();
+    Sym s(4 * sizeof(long)), d(4 * sizeof(long));
+    long *src = s.as<long>(), *dst = d.as<long>();
+    src[0] = me + 1;
+    if (me == n - 1)
+        usleep(1000 * 1000);
+    ASSERT_EQ(shmem_long_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 1), 0);
+    EXPECT_EQ(dst[0], (long)n * (n + 1) / 2);
+    if (me == 0)
+        usleep(500 * 1000);
+    ASSERT_EQ(shmem_long_broadcast(SHMEM_TEAM_WORLD, dst, src, 1, 0), 0);
+    EXPECT_EQ(dst[0], 1);
+    if (me == n - 1)
+        usleep(500 * 1000);
+    shmem_barrier_all();
 }
 
 TEST(Coll, GenericSelections)

@@ -144,6 +144,8 @@ static int block_type(size_t len, size_t esize, ptrdiff_t stride, size_t extent,
 int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
                       uint64_t root)
 {
+    if (g->node)
+        return shmemi_cnode_agree(routine, g, bad, size, root);
     if (g->n == 1) /* nobody to wait for */
         return bad ? -1 : 0;
     uint64_t v[3] = {shmemi_agree_kind(routine), size, root};
@@ -152,6 +154,8 @@ int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint
 
 int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g)
 {
+    if (g->node)
+        return shmemi_cnode_barrier(routine, g, 1);
     int rc = shmemi_agree_barrier(g->comm, routine);
     sync_windows();
     return rc == MPI_SUCCESS ? 0 : -1;
@@ -170,6 +174,8 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
                (am_root && check_sym(g, routine, "source", source, nbytes))) {
         bad = 1;
     }
+    if (g->node)
+        return shmemi_cnode_bcast(routine, g, bad, dest, source, nbytes, root, write_root);
     /* Small: the data rides on the agreement itself (one MPI call, not two): the root
      * contributes its bytes, 4 per word (below 2^32, so MAX picks them whether MPI
      * orders MPI_UINT64_T as unsigned or, as MPICH 4.0 was seen to, signed), the
@@ -224,6 +230,8 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
     } else {
         bad = disjoint_buffers(routine, g, dest, total, source, nbytes) != 0;
     }
+    if (g->node)
+        return shmemi_cnode_fcollect(routine, g, bad, dest, source, nbytes);
     if (shmemi_coll_agree(routine, g, bad, nbytes, 0))
         return -1;
     if (nbytes == 0)
@@ -282,6 +290,9 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
      * called, in the one exchange collect needs anyway: that is the agreement. A PE
      * with a bad source sends UINT64_MAX instead of its size. */
     int bad = check_sym(g, routine, "source", source, nbytes);
+    if (g->node)
+        return shmemi_cnode_collect(routine, g, bad, dest, source, nbytes,
+                                    collect_room(dest, source, nbytes));
     uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
     if (sizes == NULL)
         shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
@@ -387,6 +398,8 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
     } else {
         bad = disjoint_buffers(routine, g, dest, dspan, source, sspan) != 0;
     }
+    if (g->node)
+        return shmemi_cnode_alltoalls(routine, g, bad, dest, source, dst, sst, nelems, esize);
     if (shmemi_coll_agree(routine, g, bad, nelems, 0))
         return -1;
     if (nelems == 0)
@@ -451,9 +464,12 @@ static int reduction_buffers(const char *routine, const shmemi_coll_t *g, void *
 
 int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                       MPI_Op op)
+                       MPI_Op op, shmemi_rop_fn fn)
 {
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
+    if (g->node)
+        return shmemi_cnode_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
+                                   op, fn);
     if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
         return -1;
     sync_windows();
@@ -475,11 +491,18 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
 /* Prefix sums; exclusive leaves the sum's identity (zero bits) on PE 0. */
 static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                     int exclusive)
+                     shmemi_rop_fn fn, int exclusive)
 {
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
-    if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
+    if (g->node) {
+        /* small ones in shared memory; larger ones agreed there, moved by MPI below */
+        int rc = shmemi_cnode_scan(routine, g, in_place < 0, dest, source, count, esize, dt,
+                                   fn, exclusive);
+        if (rc <= 0)
+            return rc;
+    } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {
         return -1;
+    }
     sync_windows();
     size_t limit = coll_limit();
     for (size_t off = 0; off < count; off += limit) {
@@ -510,6 +533,7 @@ static int team_group(const char *routine, shmem_team_t team, shmemi_coll_t *g)
     g->me = team->my_pe;
     g->n = team->n_pes;
     g->loud = 0;
+    g->node = shmemi_cnode_get(team, routine, 1);
     return 0;
 }
 
@@ -643,13 +667,32 @@ SHMEMQ_RMA_TYPES(SHMEMI_DEF_COLL_MOVE)
 #define SHMEMI_MPI_OP_sum MPI_SUM
 #define SHMEMI_MPI_OP_prod MPI_PROD
 
+/* The node path's element-wise kernels (coll_node.c): inout = in OP inout. */
+#define SHMEMI_C_OP_and(a, b) ((a) & (b))
+#define SHMEMI_C_OP_or(a, b) ((a) | (b))
+#define SHMEMI_C_OP_xor(a, b) ((a) ^ (b))
+#define SHMEMI_C_OP_max(a, b) ((a) > (b) ? (a) : (b))
+#define SHMEMI_C_OP_min(a, b) ((a) < (b) ? (a) : (b))
+#define SHMEMI_C_OP_sum(a, b) ((a) + (b))
+#define SHMEMI_C_OP_prod(a, b) ((a) * (b))
+#define SHMEMI_DEF_ROP(T, N, OP)                                                             \
+    static void rop_##N##_##OP(void *inout, const void *in, size_t count)                    \
+    {                                                                                        \
+        T *a = (T *)inout;                                                                   \
+        const T *b = (const T *)in;                                                          \
+        for (size_t i = 0; i < count; i++)                                                   \
+            a[i] = (T)SHMEMI_C_OP_##OP(b[i], a[i]);                                          \
+    }
+
 #define SHMEMI_DEF_REDUCE(T, N, OP)                                                          \
+    SHMEMI_DEF_ROP(T, N, OP)                                                                 \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,               \
                                   size_t nreduce)                                            \
     {                                                                                        \
         SHMEMI_TEAM_GROUP("shmem_" #N "_" #OP "_reduce")                                     \
         return shmemi_coll_reduce("shmem_" #N "_" #OP "_reduce", &g, dest, source, nreduce,  \
-                                  sizeof(T), SHMEMI_MPI_DT_##N, SHMEMI_MPI_OP_##OP);         \
+                                  sizeof(T), SHMEMI_MPI_DT_##N, SHMEMI_MPI_OP_##OP,          \
+                                  rop_##N##_##OP);                                           \
     }                                                                                        \
     SHMEMI_PROFILE(shmem_##N##_##OP##_reduce)
 #define SHMEMI_DEF_REDUCE_BIT(T, N) \
@@ -665,14 +708,14 @@ SHMEMQ_REDUCE_ARITH_TYPES(SHMEMI_DEF_REDUCE_ARITH)
     {                                                                                         \
         SHMEMI_TEAM_GROUP("shmem_" #N "_sum_inscan")                                          \
         return coll_scan("shmem_" #N "_sum_inscan", &g, dest, source, nelems, sizeof(T),      \
-                         SHMEMI_MPI_DT_##N, 0);                                               \
+                         SHMEMI_MPI_DT_##N, rop_##N##_sum, 0);                                \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_sum_inscan)                                                    \
     int shmem_##N##_sum_exscan(shmem_team_t team, T *dest, const T *source, size_t nelems)   \
     {                                                                                         \
         SHMEMI_TEAM_GROUP("shmem_" #N "_sum_exscan")                                          \
         return coll_scan("shmem_" #N "_sum_exscan", &g, dest, source, nelems, sizeof(T),      \
-                         SHMEMI_MPI_DT_##N, 1);                                               \
+                         SHMEMI_MPI_DT_##N, rop_##N##_sum, 1);                                \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_sum_exscan)
 SHMEMQ_REDUCE_ARITH_TYPES(SHMEMI_DEF_SCAN)

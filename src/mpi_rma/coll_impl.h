@@ -15,7 +15,12 @@ typedef struct {
     int me;
     int n;
     int loud; /* report bad arguments with shmemi_bad_arg instead of shmemi_debug */
+    struct shmemi_cnode *node; /* the group lives on one node: coll_node.c moves the data */
 } shmemi_coll_t;
+
+/* inout[i] = in[i] OP inout[i] for count elements of one type (coll.c makes one per
+ * reduction routine); NULL: MPI_Reduce_local with the routine's (dt, op). */
+typedef void (*shmemi_rop_fn)(void *inout, const void *in, size_t count);
 
 /* Copy nbytes from source on PE root to dest on every PE (on root too when
  * write_root; the 1.4 active-set form leaves the root's dest alone). */
@@ -36,7 +41,7 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
 /* Element-wise reduction of count elements with (dt, op); dest == source is in place. */
 int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                       MPI_Op op);
+                       MPI_Op op, shmemi_rop_fn fn);
 /* Barrier over the group that keeps progressing, then make peers' stores visible. */
 int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g);
 /* The agreement every engine runs before moving data (agree.c): bad is this PE's
@@ -45,5 +50,37 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g);
  * calling an engine call it with bad = 1 so that the other PEs return too. */
 int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
                       uint64_t root);
+
+/* ---- node shared-memory collectives (coll_node.c) ----
+ * The team's node state, set up on the team's first collective (collective over the
+ * team; its wait runs the SHMEM_DEBUG watchdog when watchdog is set); NULL when the
+ * team's collectives go through MPI. */
+struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine,
+                                      int watchdog);
+/* The engines' node forms: bad is this PE's verdict on its arguments (already reported);
+ * the agreement runs in the same shared-memory step as the first data exchange. Same
+ * results and returns as the MPI forms. */
+int shmemi_cnode_barrier(const char *routine, const shmemi_coll_t *g, int watchdog);
+/* The agreement alone (shmemi_coll_agree on a node group). */
+int shmemi_cnode_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                       uint64_t root);
+int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                       const void *source, size_t nbytes, int root, int write_root);
+int shmemi_cnode_fcollect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                          const void *source, size_t nbytes);
+/* collect: sizes and rooms are checked here, after the exchange (as coll.c does). */
+int shmemi_cnode_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                         const void *source, size_t nbytes, uint64_t room);
+int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                           size_t esize);
+int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                        MPI_Op op, shmemi_rop_fn fn);
+/* Prefix sums: small ones here; larger ones return 1 after the agreement, and the
+ * caller moves the data with MPI (no second agreement). */
+int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                      shmemi_rop_fn fn, int exclusive);
 
 #endif /* SHMEMI_COLL_IMPL_H */

@@ -56,8 +56,11 @@ static int active_set(const char *routine, int start, int logstride, int size,
     g->me = d >> logstride;
     g->n = size;
     g->loud = 1;
+    g->node = NULL;
     if (start == 0 && size == shmemi.n_pes) { /* logstride is then 0, or size 1 */
         g->comm = shmemi.comm;
+        /* the world's node collectives, when the job is one node (coll_node.c) */
+        g->node = shmemi_cnode_get(&shmemi.team_world, routine, 1);
         return 0;
     }
     if (size == 1) {
@@ -243,7 +246,7 @@ SHMEMI_DEF_LEGACY_MOVE(64)
             return;                                                                           \
         }                                                                                     \
         (void)shmemi_coll_reduce(routine, &g, dest, source, (size_t)nreduce, sizeof(T),       \
-                                 SHMEMI_LEGACY_DT_##N, SHMEMI_LEGACY_OP_##OP);                \
+                                 SHMEMI_LEGACY_DT_##N, SHMEMI_LEGACY_OP_##OP, NULL);          \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_##OP##_to_all)
 #define SHMEMI_DEF_TO_ALL_BIT(T, N) \

@@ -67,6 +67,8 @@ const shmemi_setting_t shmemi_settings[] = {
     {"SHMEMQ_STRIDED_TABLE", "", SHMEMI_SET_TEXT, 0, 0, NULL, "tuned strided-method table file"},
     {"SHMEMQ_COLL_MAX_COUNT", "INT_MAX", SHMEMI_SET_SIZE, 1, 2147483647, NULL,
      "largest element count per MPI collective call (a test knob)"},
+    {"SHMEMQ_COLL_NODE", "1", SHMEMI_SET_BOOL, 0, 0, NULL,
+     "team collectives through the node's shared memory when the team is on one node (0: always MPI)"},
 };
 const int shmemi_n_settings = (int)(sizeof shmemi_settings / sizeof shmemi_settings[0]);
 

@@ -45,6 +45,8 @@ struct shmemq_team {
     long config_mask;
     int predefined;     /* WORLD and SHARED may not be destroyed */
     int n_ctx;          /* contexts created from this team and not yet destroyed */
+    struct shmemi_cnode *cnode; /* node shared-memory collectives (coll_node.c), or NULL */
+    int cnode_state;            /* 0 not decided yet, 1 cnode in use, 2 MPI collectives */
 };
 
 /* Queue-backed operations a layer above installs on a context while it batches the
@@ -318,6 +320,14 @@ static inline int shmemi_team_world_pe(const struct shmemq_team *team, int pe)
 /* Build team->world_pe (team PE -> world PE) from team->comm (team.c). 0, or -1 if out
  * of memory. */
 int shmemi_team_fill_world_map(struct shmemq_team *team);
+/* Barrier over the team (coll_node.c): through the node's shared memory when the team
+ * lives on one node, else MPI_Ibarrier with progress; watchdog: run the SHMEM_DEBUG
+ * watchdog while waiting. Then MPI_Win_sync on the windows. MPI_SUCCESS or an MPI code. */
+int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watchdog);
+/* Free the team's node collective state (collective over the team, coll_node.c). */
+void shmemi_cnode_free(struct shmemq_team *team);
+/* shmemq_info: how SHMEM_TEAM_WORLD's collectives run (collective over WORLD). */
+void shmemi_coll_describe(char *buf, size_t n);
 
 /* Everything an RMA/AMO call needs, checked: target rank, window, displacement.
  * Returns 0, or reports the bad argument (routine name) and returns -1. */

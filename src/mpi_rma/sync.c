@@ -3,9 +3,10 @@
  * quiet completes every transport's operations on the context (shmemi_xp_quiet, xport.h:
  * the node transport's fence, then MPI's nbi atomic requests and window flushes); fence
  * is the same (shmemi_xp_fence).
- * Barriers wait in MPI_Ibarrier + test so that a PE inside a barrier keeps applying
- * incoming queue traffic and MPI active messages (see progress.c). After the barrier,
- * MPI_Win_sync makes remote writes visible to this PE's loads. */
+ * Barriers are shmemi_team_barrier on the world (coll_node.c): the node's shared memory
+ * when the job is one node, else MPI_Ibarrier + test, so that a PE inside a barrier keeps
+ * applying incoming queue traffic and MPI active messages (see progress.c). After the
+ * barrier, MPI_Win_sync makes remote writes visible to this PE's loads. */
 #include "shmemi_p2p.h"
 
 void shmemi_ctx_quiet(struct shmemq_ctx *c)
@@ -13,12 +14,6 @@ void shmemi_ctx_quiet(struct shmemq_ctx *c)
     if (SHMEMI_UNLIKELY(c->batch_ops != NULL)) /* a batch session's queue first */
         c->batch_ops->flush(c);
     shmemi_xp_quiet(c);
-}
-
-static void sync_memory(void)
-{
-    MPI_Win_sync(shmemi.heap_win);
-    MPI_Win_sync(shmemi.data_win);
 }
 
 void shmem_ctx_quiet(shmem_ctx_t ctx)
@@ -66,8 +61,9 @@ void shmem_barrier_all(void)
     if (shmemi_check_init("shmem_barrier_all"))
         return;
     shmemi_ctx_quiet(&shmemi.default_ctx);
-    SHMEMI_MPI_CHECK("shmem_barrier_all", shmemi_barrier_comm(shmemi.comm));
-    sync_memory();
+    /* through the node's shared memory when the job is one node (coll_node.c) */
+    SHMEMI_MPI_CHECK("shmem_barrier_all",
+                     shmemi_team_barrier(&shmemi.team_world, "shmem_barrier_all", 0));
 }
 SHMEMI_PROFILE(shmem_barrier_all)
 
@@ -75,7 +71,7 @@ void shmem_sync_all(void)
 {
     if (shmemi_check_init("shmem_sync_all"))
         return;
-    SHMEMI_MPI_CHECK("shmem_sync_all", shmemi_barrier_comm(shmemi.comm));
-    sync_memory();
+    SHMEMI_MPI_CHECK("shmem_sync_all",
+                     shmemi_team_barrier(&shmemi.team_world, "shmem_sync_all", 0));
 }
 SHMEMI_PROFILE(shmem_sync_all)

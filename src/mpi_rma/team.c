@@ -131,7 +131,11 @@ void shmemi_team_fini(void)
     pthread_mutex_lock(&teams_lock);
     if (n_teams)
         shmemi_debug("shmem_finalize", "%d teams were not destroyed; freeing them", n_teams);
+    /* node collective segments: collective, in the same order on every PE */
+    shmemi_cnode_free(&shmemi.team_world);
+    shmemi_cnode_free(&shmemi.team_shared);
     for (int i = 0; i < n_teams; i++) {
+        shmemi_cnode_free(teams[i]);
         MPI_Comm_free(&teams[i]->comm);
         free(teams[i]->world_pe);
         free(teams[i]);
@@ -351,13 +355,9 @@ int shmem_team_sync(shmem_team_t team)
         shmemi_debug(routine, "invalid team");
         return -1;
     }
-    /* A barrier has nothing to agree on; its wait runs the SHMEM_DEBUG watchdog. */
-    if (shmemi_agree_barrier(team->comm, routine) != MPI_SUCCESS)
-        return -1;
-    /* Make stores that peers made through the windows visible to this PE's loads. */
-    MPI_Win_sync(shmemi.heap_win);
-    MPI_Win_sync(shmemi.data_win);
-    return 0;
+    /* A barrier has nothing to agree on; its wait runs the SHMEM_DEBUG watchdog. It
+     * makes the stores that peers made visible to this PE's loads (coll_node.c). */
+    return shmemi_team_barrier(team, routine, 1) == MPI_SUCCESS ? 0 : -1;
 }
 SHMEMI_PROFILE(shmem_team_sync)
 
@@ -388,6 +388,7 @@ void shmem_team_destroy(shmem_team_t team)
                         : bad)
         return;
     team_untrack(team);
+    shmemi_cnode_free(team);
     MPI_Comm_free(&team->comm);
     free(team->world_pe);
     free(team);

@@ -1,0 +1,300 @@
+/* coll.c (bench/coll): latency of the OpenSHMEM team collectives on SHMEM_TEAM_WORLD
+ * against the same collective of raw MPI on MPI_COMM_WORLD, same buffers, same run.
+ *
+ *   barrier    shmem_barrier_all             MPI_Barrier
+ *   sync       shmem_team_sync(WORLD)        MPI_Barrier
+ *   broadcast  shmem_broadcastmem (root n-1) MPI_Bcast
+ *   fcollect   shmem_fcollectmem             MPI_Allgather
+ *   collect    shmem_collectmem              MPI_Allgatherv
+ *   reduce     shmem_int64_sum_reduce        MPI_Allreduce(MPI_INT64_T, MPI_SUM)
+ *   alltoall   shmem_alltoallmem             MPI_Alltoall
+ *
+ * bytes is what one PE contributes (broadcast: the message; alltoall: one block).
+ * Sizes 8 B .. -m bytes (default 1 MiB) by factors of 8, and -m itself. Each (op, size) runs -r reps
+ * (default 5); within a rep the two variants alternate (interleaved pairs, so a slow
+ * phase of the machine hits both); the best rep's mean per call is reported. Every
+ * variant's last result is checked in full against values computed without the library.
+ * Only the standard OpenSHMEM API and MPI are used, so the same file builds against
+ * other OpenSHMEMs that run on MPI; against a 1.4 library (Open MPI 4.1's OSHMEM, oshcc)
+ * it times the active-set routines over all PEs instead (see bench/README.md).
+ *
+ * Output: one line per result "op variant bytes us/call" and CSV (op,variant,npes,bytes,
+ * usec) to -o FILE or after the human lines. Exit status 1 on any wrong answer. */
+#include <shmem.h>
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { OP_BARRIER, OP_SYNC, OP_BCAST, OP_FCOLLECT, OP_COLLECT, OP_REDUCE, OP_ALLTOALL, N_OPS };
+static const char *op_name[N_OPS] = {"barrier", "sync",   "broadcast", "fcollect",
+                                     "collect", "reduce", "alltoall"};
+
+static int me, npes;
+static unsigned char *src, *dst; /* symmetric, npes * maxbytes each */
+static int *counts, *displs;     /* MPI_Allgatherv */
+
+static unsigned char pattern(int pe, size_t i, int salt)
+{
+    return (unsigned char)(pe * 131 + i * 7 + (size_t)salt * 29 + 1);
+}
+
+static void fill(int op, size_t bytes, int salt)
+{
+    if (op == OP_REDUCE) {
+        int64_t *s = (int64_t *)(void *)src;
+        for (size_t i = 0; i < bytes / 8; i++)
+            s[i] = (int64_t)(me + 1) * (int64_t)(i + 1) + salt;
+    } else if (op == OP_ALLTOALL) {
+        for (int j = 0; j < npes; j++)
+            for (size_t i = 0; i < bytes; i++)
+                src[(size_t)j * bytes + i] = pattern(me, i + (size_t)j * 3, salt);
+    } else {
+        for (size_t i = 0; i < bytes; i++)
+            src[i] = pattern(me, i, salt);
+    }
+    memset(dst, 0xEE, (size_t)npes * bytes);
+}
+
+/* 0 when dst holds what op over bytes must leave there. */
+static int check(int op, size_t bytes, int salt)
+{
+    if (op == OP_BCAST) {
+        for (size_t i = 0; i < bytes; i++)
+            if (dst[i] != pattern(npes - 1, i, salt))
+                return 1;
+    } else if (op == OP_FCOLLECT || op == OP_COLLECT) {
+        for (int j = 0; j < npes; j++)
+            for (size_t i = 0; i < bytes; i++)
+                if (dst[(size_t)j * bytes + i] != pattern(j, i, salt))
+                    return 1;
+    } else if (op == OP_REDUCE) {
+        const int64_t *d = (const int64_t *)(const void *)dst;
+        int64_t pesum = (int64_t)npes * (npes + 1) / 2;
+        for (size_t i = 0; i < bytes / 8; i++)
+            if (d[i] != pesum * (int64_t)(i + 1) + (int64_t)npes * salt)
+                return 1;
+    } else if (op == OP_ALLTOALL) {
+        for (int j = 0; j < npes; j++)
+            for (size_t i = 0; i < bytes; i++)
+                if (dst[(size_t)j * bytes + i] != pattern(j, i + (size_t)me * 3, salt))
+                    return 1;
+    }
+    return 0;
+}
+
+#if SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5
+/* OpenSHMEM 1.4 libraries (Open MPI 4.1's OSHMEM): no teams, so the active-set routines
+ * over all PEs, alternating two pSync sets (a set is reused only after the next call). */
+#define BENCH_LEGACY 1
+static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
+                         ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
+                                ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)
+                         : (SHMEM_COLLECT_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
+                                ? SHMEM_COLLECT_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)];
+static long long *pwrk;
+static int pk;
+#endif
+
+static void run_shmem(int op, size_t bytes)
+{
+#ifdef BENCH_LEGACY
+    long *ps = psync[pk ^= 1];
+    size_t w = bytes / 8;
+    switch (op) {
+    case OP_BARRIER: shmem_barrier_all(); break;
+    case OP_SYNC: shmem_sync_all(); break;
+    case OP_BCAST:
+        shmem_broadcast64(dst, src, w, npes - 1, 0, 0, npes, ps);
+        if (me == npes - 1)
+            memcpy(dst, src, bytes); /* 1.4 leaves the root's dest alone */
+        break;
+    case OP_FCOLLECT: shmem_fcollect64(dst, src, w, 0, 0, npes, ps); break;
+    case OP_COLLECT: shmem_collect64(dst, src, w, 0, 0, npes, ps); break;
+    case OP_REDUCE:
+        shmem_longlong_sum_to_all((long long *)(void *)dst, (long long *)(void *)src, (int)w, 0,
+                                  0, npes, pwrk, ps);
+        break;
+    case OP_ALLTOALL: shmem_alltoall64(dst, src, w, 0, 0, npes, ps); break;
+    }
+#else
+    switch (op) {
+    case OP_BARRIER: shmem_barrier_all(); break;
+    case OP_SYNC: shmem_team_sync(SHMEM_TEAM_WORLD); break;
+    case OP_BCAST: shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, bytes, npes - 1); break;
+    case OP_FCOLLECT: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
+    case OP_COLLECT: shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
+    case OP_REDUCE:
+        shmem_int64_sum_reduce(SHMEM_TEAM_WORLD, (int64_t *)(void *)dst,
+                               (const int64_t *)(const void *)src, bytes / 8);
+        break;
+    case OP_ALLTOALL: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
+    }
+#endif
+}
+
+static void run_mpi(int op, size_t bytes)
+{
+    int c = (int)bytes;
+    switch (op) {
+    case OP_BARRIER:
+    case OP_SYNC: MPI_Barrier(MPI_COMM_WORLD); break;
+    case OP_BCAST:
+        if (me == npes - 1)
+            memcpy(dst, src, bytes); /* the root's dest, as shmem_broadcastmem leaves it */
+        MPI_Bcast(dst, c, MPI_BYTE, npes - 1, MPI_COMM_WORLD);
+        break;
+    case OP_FCOLLECT:
+        MPI_Allgather(src, c, MPI_BYTE, dst, c, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case OP_COLLECT:
+        MPI_Allgatherv(src, c, MPI_BYTE, dst, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+        break;
+    case OP_REDUCE:
+        MPI_Allreduce(src, dst, c / 8, MPI_INT64_T, MPI_SUM, MPI_COMM_WORLD);
+        break;
+    case OP_ALLTOALL: MPI_Alltoall(src, c, MPI_BYTE, dst, c, MPI_BYTE, MPI_COMM_WORLD); break;
+    }
+}
+
+/* 8, 64, 512, ... by factors of 8, and maxbytes itself last. */
+static size_t next_size(size_t bytes, size_t maxbytes)
+{
+    return bytes < maxbytes && bytes * 8 > maxbytes ? maxbytes : bytes * 8;
+}
+
+static void usage(void)
+{
+    if (me == 0)
+        fprintf(stderr, "usage: bench/coll [-r reps] [-i iters] [-m maxbytes] [-c ops] [-o file]\n"
+                        "  ops: comma list of barrier,sync,broadcast,fcollect,collect,reduce,"
+                        "alltoall\n");
+    shmem_global_exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    shmem_init();
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    int reps = 5, base_iters = 2000, opt;
+    size_t maxbytes = (size_t)1 << 20;
+    const char *ops = NULL, *out = NULL;
+    while ((opt = getopt(argc, argv, "r:i:m:c:o:")) != -1) {
+        switch (opt) {
+        case 'r': reps = atoi(optarg); break;
+        case 'i': base_iters = atoi(optarg); break;
+        case 'm': maxbytes = (size_t)strtoull(optarg, NULL, 0); break;
+        case 'c': ops = optarg; break;
+        case 'o': out = optarg; break;
+        default: usage();
+        }
+    }
+    if (reps < 1 || base_iters < 1 || maxbytes < 8)
+        usage();
+    src = shmem_malloc((size_t)npes * maxbytes);
+    dst = shmem_malloc((size_t)npes * maxbytes);
+    counts = malloc(sizeof(int) * 2 * (size_t)npes);
+    if (!src || !dst || !counts) {
+        fprintf(stderr, "bench/coll: out of memory\n");
+        shmem_global_exit(1);
+    }
+    displs = counts + npes;
+#ifdef BENCH_LEGACY
+    for (int i = 0; i < 2; i++)
+        for (size_t k = 0; k < sizeof psync[i] / sizeof(long); k++)
+            psync[i][k] = SHMEM_SYNC_VALUE;
+    size_t nw = maxbytes / 8 / 2 + 1;
+    pwrk = shmem_malloc(sizeof(long long) *
+                        (nw > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nw : SHMEM_REDUCE_MIN_WRKDATA_SIZE));
+    shmem_barrier_all();
+#endif
+    enum { MAXRES = 256 };
+    static struct { int op, variant; size_t bytes; double us; } res[MAXRES];
+    int nres = 0, bad = 0;
+    for (int op = 0; op < N_OPS; op++) {
+        if (ops && !strstr(ops, op_name[op]))
+            continue;
+        for (size_t bytes = 8; bytes <= maxbytes; bytes = next_size(bytes, maxbytes)) {
+            if (op <= OP_SYNC && bytes > 8)
+                break; /* no data: one size */
+            for (int j = 0; j < npes; j++) {
+                counts[j] = (int)bytes;
+                displs[j] = (int)(bytes * (size_t)j);
+            }
+            /* fewer calls for big messages: about the same bytes per timing */
+            long it = bytes <= 4096 ? base_iters : (long)(base_iters * 4096.0 / (double)bytes);
+            if (it < 10)
+                it = 10;
+            double best[2] = {1e30, 1e30};
+            for (int rep = 0; rep < reps; rep++) {
+                for (int v = 0; v < 2; v++) {
+                    int salt = rep * 2 + v;
+                    fill(op, bytes, salt);
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    /* warm up (and the first call of a team may set things up) */
+                    if (v == 0)
+                        run_shmem(op, bytes);
+                    else
+                        run_mpi(op, bytes);
+                    MPI_Barrier(MPI_COMM_WORLD);
+                    double t0 = MPI_Wtime();
+                    for (long k = 0; k < it; k++) {
+                        if (v == 0)
+                            run_shmem(op, bytes);
+                        else
+                            run_mpi(op, bytes);
+                    }
+                    double t = (MPI_Wtime() - t0) / (double)it * 1e6, tmax;
+                    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+                    if (tmax < best[v])
+                        best[v] = tmax;
+                    int wrong = check(op, bytes, salt);
+                    if (wrong) {
+                        fprintf(stderr, "PE %d: WRONG ANSWER %s %s %zu bytes\n", me, op_name[op],
+                                v ? "mpi" : "shmem", bytes);
+                        bad++;
+                    }
+                }
+            }
+            for (int v = 0; v < 2; v++) {
+                if (me == 0)
+                    printf("%-9s %-5s %2d PEs %8zu bytes %10.3f us/call\n", op_name[op],
+                           v ? "mpi" : "shmem", npes, bytes, best[v]);
+                if (nres < MAXRES) {
+                    res[nres].op = op;
+                    res[nres].variant = v;
+                    res[nres].bytes = bytes;
+                    res[nres++].us = best[v];
+                }
+            }
+            if (me == 0)
+                printf("%-9s ratio %2d PEs %8zu bytes %10.2f x (shmem / mpi)\n", op_name[op],
+                       npes, bytes, best[0] / best[1]);
+            fflush(stdout);
+        }
+    }
+    int anybad = 0;
+    MPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (me == 0) {
+        FILE *f = out ? fopen(out, "w") : stdout;
+        if (!f) {
+            perror(out);
+            f = stdout;
+        }
+        fprintf(f, "op,variant,npes,bytes,usec\n");
+        for (int i = 0; i < nres; i++)
+            fprintf(f, "%s,%s,%d,%zu,%.4f\n", op_name[res[i].op], res[i].variant ? "mpi" : "shmem",
+                    npes, res[i].bytes, res[i].us);
+        if (f != stdout)
+            fclose(f);
+        printf("%s\n", anybad ? "WRONG ANSWERS" : "all answers checked");
+    }
+    shmem_free(dst);
+    shmem_free(src);
+    free(counts);
+    shmem_finalize();
+    return anybad != 0;
+}

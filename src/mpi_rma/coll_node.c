@@ -1,0 +1,645 @@
+/* coll_node.c: team collectives through the node's shared memory, for teams whose PEs
+ * all live on one node (docs/collectives.md has the design and the numbers).
+ *
+ * Each team gets, on its first collective, one MPI_Win_allocate_shared segment: per
+ * team PE two slots (used by alternate steps), each a 64-byte line
+ * {epoch, kind, size, extra, root, bad, first 16 payload bytes} followed by the rest of
+ * the payload. A step ("round"): the PE writes its payload and header into the slot of
+ * parity epoch & 1, then stores the epoch (release); it then waits until every peer's
+ * slot of that parity shows the epoch (acquire) and reads what it needs. Slots are
+ * reused without a barrier between collectives: a PE writes the slot of epoch e + 2
+ * only after it saw every peer post e + 1, which a peer does only after it has finished
+ * reading step e. Small payloads (8 bytes: one cache line per peer) travel in the
+ * slots; larger data is copied straight from the peers' symmetric buffers, which node
+ * PEs map (shmemi.node_base), between the first step and a closing one.
+ *
+ * The first step is also the agreement of agree.c: every PE sees every header, so a PE
+ * that rejected its arguments, or called another routine, size or root, makes every PE
+ * return -1 with nothing written. A PE waiting for a step keeps calling shmemi_progress
+ * (peers may be flushing queues to it) and yields its core when the wait is long, but
+ * never sleeps. Under SHMEM_DEBUG the wait runs a watchdog like agree.c's. */
+#include "coll_impl.h"
+#include "agree.h"
+#include <sched.h>
+#include <stdatomic.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cn_relax() __builtin_ia32_pause()
+#else
+#define cn_relax() ((void)0)
+#endif
+
+#define CN_LINE 64
+#define CN_SLOT (16 * 1024)              /* one slot: header line + payload */
+#define CN_CAP (CN_SLOT - 48)            /* payload bytes in a slot (from line.data) */
+#define CN_PART (CN_LINE + 2 * CN_SLOT)  /* one PE's part of the segment */
+
+typedef struct {
+    _Atomic uint64_t epoch;
+    uint64_t kind;
+    uint64_t size;
+    uint64_t extra;
+    int64_t root;
+    uint32_t bad;
+    uint32_t pad_;
+    unsigned char data[16]; /* the payload starts here and runs on past the line */
+} cn_line_t;
+_Static_assert(sizeof(cn_line_t) == CN_LINE, "one header per cache line");
+
+struct shmemi_cnode {
+    int me, n;
+    uint64_t epoch;        /* last step this PE posted */
+    char **part;           /* per team PE: its part of the segment, mapped here */
+    char **base[2];        /* per team PE: its heap / data segment mapped here */
+    MPI_Win win;           /* MPI_WIN_NULL for a team of one */
+    void *own;             /* a team of one: its part, malloc'ed */
+};
+
+static inline cn_line_t *cn_slot(const struct shmemi_cnode *c, int pe, uint64_t e)
+{
+    return (cn_line_t *)(void *)(c->part[pe] + CN_LINE + (size_t)(e & 1) * CN_SLOT);
+}
+
+/* Where this PE writes the payload of its next step. */
+static inline unsigned char *cn_out(const struct shmemi_cnode *c)
+{
+    return cn_slot(c, c->me, c->epoch + 1)->data;
+}
+
+/* Payload of pe's current step (after cn_round). */
+static inline const unsigned char *cn_in(const struct shmemi_cnode *c, int pe)
+{
+    return cn_slot(c, pe, c->epoch)->data;
+}
+
+/* p (symmetric on this PE, len > 0 bytes) as mapped from team PE pe. */
+static inline const char *cn_peer(const struct shmemi_cnode *c, int pe, const void *p)
+{
+    uintptr_t off = 0;
+    int r = shmemi_region(p, 1, &off); /* the caller checked: 0 or 1 */
+    return c->base[r > 0][pe] + off;
+}
+
+/* Make what peers wrote through the windows visible to this PE's loads. Inside a
+ * single-node job nothing writes through MPI (xport.h: every put, get and atomic is a
+ * load, store or CPU atomic), so a fence does; otherwise node peers' atomics are MPI
+ * accumulates and MPI_Win_sync is the call MPI asks for. */
+static inline void sync_windows(void)
+{
+    if (SHMEMI_LIKELY(shmemi.amo_direct)) {
+        atomic_thread_fence(memory_order_seq_cst);
+        return;
+    }
+    MPI_Win_sync(shmemi.heap_win);
+    MPI_Win_sync(shmemi.data_win);
+}
+
+/* ---- setup ---- */
+
+/* SHMEMQ_COLL_NODE=0 keeps every team on the MPI collectives. */
+static int node_allowed(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = shmemi_env_bool("SHMEMQ_COLL_NODE", 1);
+    return v;
+}
+
+static void cn_describe(const struct shmemq_team *team, const char *routine, const char *how)
+{
+    if (shmemi.debug && team->my_pe == 0)
+        fprintf(stderr, "[shmemq PE %d] %s: team of %d PEs (%s): collectives %s\n",
+                shmemi.my_pe, routine, team->n_pes,
+                team == &shmemi.team_world ? "WORLD"
+                : team == &shmemi.team_shared ? "SHARED" : "split",
+                how);
+}
+
+static int cn_setup(struct shmemq_team *team, const char *routine, int watchdog)
+{
+    int n = team->n_pes, ok = node_allowed();
+    for (int i = 0; i < n && ok; i++) {
+        int w = shmemi_team_world_pe(team, i);
+        ok = shmemi.node_base[0][w] != NULL && shmemi.node_base[1][w] != NULL;
+    }
+    if (n > 1) {
+        /* Every member arrives (with progress) before the blocking MPI calls below, as a
+         * team split does; then all take the same decision. The watchdog only where the
+         * caller runs one (shmem_barrier_all does not). */
+        if ((watchdog ? shmemi_agree_barrier(team->comm, routine)
+                      : shmemi_barrier_comm(team->comm)) != MPI_SUCCESS)
+            return -1;
+        int all = 0;
+        if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, team->comm) != MPI_SUCCESS)
+            return -1;
+        ok = all;
+    }
+    if (!ok) {
+        cn_describe(team, routine, node_allowed() ? "through MPI (the team spans nodes)"
+                                                  : "through MPI (SHMEMQ_COLL_NODE=0)");
+        return 0;
+    }
+    struct shmemi_cnode *c = calloc(1, sizeof *c);
+    char **arrays = calloc(3 * (size_t)n, sizeof(char *));
+    if (!c || !arrays) {
+        free(c);
+        free(arrays);
+        shmemi_fatal(routine, "out of memory"); /* the peers are set up already */
+    }
+    c->me = team->my_pe;
+    c->n = n;
+    c->part = arrays;
+    c->base[0] = arrays + n;
+    c->base[1] = arrays + 2 * (size_t)n;
+    c->win = MPI_WIN_NULL;
+    for (int i = 0; i < n; i++) {
+        int w = shmemi_team_world_pe(team, i);
+        c->base[0][i] = shmemi.node_base[0][w];
+        c->base[1][i] = shmemi.node_base[1][w];
+    }
+    if (n == 1) {
+        c->own = aligned_alloc(CN_LINE, CN_PART);
+        if (!c->own)
+            shmemi_fatal(routine, "out of memory");
+        memset(c->own, 0, CN_PART);
+        c->part[0] = c->own;
+    } else {
+        MPI_Info info;
+        char *mine;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "alloc_shared_noncontig", "true");
+        int rc = MPI_Win_allocate_shared(CN_PART, 1, info, team->comm, &mine, &c->win);
+        MPI_Info_free(&info);
+        if (rc != MPI_SUCCESS)
+            shmemi_fatal(routine, "MPI_Win_allocate_shared for the node collectives failed");
+        memset(mine, 0, CN_PART);
+        for (int i = 0; i < n; i++) {
+            MPI_Aint sz;
+            int du;
+            SHMEMI_MPI_CHECK(routine, MPI_Win_shared_query(c->win, i, &sz, &du, &c->part[i]));
+        }
+        /* Everyone's part is zeroed before anyone reads it. */
+        SHMEMI_MPI_CHECK(routine, MPI_Barrier(team->comm));
+    }
+    team->cnode = c;
+    team->cnode_state = 1;
+    cn_describe(team, routine, "through the node's shared memory");
+    return 0;
+}
+
+struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine,
+                                      int watchdog)
+{
+    if (SHMEMI_UNLIKELY(team->cnode_state == 0)) {
+        team->cnode_state = 2;
+        if (cn_setup(team, routine, watchdog) != 0)
+            return NULL;
+    }
+    return team->cnode;
+}
+
+void shmemi_cnode_free(struct shmemq_team *team)
+{
+    struct shmemi_cnode *c = team->cnode;
+    team->cnode = NULL;
+    team->cnode_state = 0;
+    if (c == NULL)
+        return;
+    if (c->win != MPI_WIN_NULL)
+        MPI_Win_free(&c->win);
+    free(c->own);
+    free(c->part);
+    free(c);
+}
+
+/* ---- one step ---- */
+
+static double watchdog_limit(void)
+{
+    static double secs = -1;
+    if (secs < 0) {
+        const char *s = getenv("SHMEMQ_WATCHDOG_SECONDS");
+        char *end;
+        double x = s && *s ? strtod(s, &end) : 10;
+        secs = s && *s && (*end || x < 0) ? 10 : x; /* agree.c reports a bad value */
+    }
+    return secs;
+}
+
+static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *g,
+                             const char *routine, double waited) __attribute__((noreturn));
+static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *g,
+                             const char *routine, double waited)
+{
+    char list[1024];
+    size_t len = 0;
+    int missing = 0;
+    list[0] = '\0';
+    MPI_Group tg, wg;
+    MPI_Comm_group(g->comm, &tg);
+    MPI_Comm_group(shmemi.comm, &wg);
+    for (int i = 0; i < c->n && len < sizeof list - 128; i++) {
+        if (atomic_load_explicit(&cn_slot(c, i, c->epoch)->epoch, memory_order_acquire) >=
+            c->epoch)
+            continue;
+        int w = -1;
+        MPI_Group_translate_ranks(tg, 1, &i, wg, &w);
+        len += (size_t)snprintf(list + len, sizeof list - len,
+                                "%s%d (world PE %d: not in this collective)",
+                                missing++ ? ", " : "", i, w);
+    }
+    MPI_Group_free(&tg);
+    MPI_Group_free(&wg);
+    fprintf(stderr,
+            "[shmemq PE %d] %s: watchdog: waited %.1f s for the other PEs of the team (%d PEs, "
+            "node shared memory); team PEs that have not arrived: %s. Ending the job with "
+            "shmem_global_exit(1) (SHMEM_DEBUG; SHMEMQ_WATCHDOG_SECONDS sets the wait, 0 turns "
+            "the watchdog off).\n",
+            shmemi.my_pe, routine, waited, c->n, missing ? list : "none");
+    shmemi_let_report_out();
+    shmem_global_exit(1);
+    abort();
+}
+
+/* Wait for line l to show epoch e: spin briefly, then progress the library on every
+ * try and yield the core (with more PEs than cores the peer needs it); never sleep. */
+static void cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
+                    int watchdog, const cn_line_t *l, uint64_t e)
+{
+    double t0 = 0, limit = 0;
+    int dog = watchdog && shmemi.debug && (limit = watchdog_limit()) > 0;
+    for (unsigned spins = 0;; spins++) {
+        if (atomic_load_explicit(&l->epoch, memory_order_acquire) >= e)
+            return;
+        if (spins < 32) {
+            cn_relax();
+            continue;
+        }
+        shmemi_progress();
+        if (spins > 64)
+            sched_yield();
+        if (dog && (spins & 255) == 0) {
+            if (t0 == 0)
+                t0 = MPI_Wtime();
+            else if (MPI_Wtime() - t0 > limit)
+                cn_watchdog_fire(c, g, routine, MPI_Wtime() - t0);
+        }
+    }
+}
+
+enum { CN_SAME_SIZE = 1 };
+
+/* Post this PE's step (payload already at cn_out) with its header, wait for every peer's
+ * and check the headers: 0 when every PE accepted its arguments and kind (and size,
+ * with CN_SAME_SIZE, and root) agree, else -1 on every PE, reported as agree.c does. */
+static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, int bad,
+                    uint64_t kind, uint64_t size, int64_t root, uint64_t extra, int flags)
+{
+    struct shmemi_cnode *c = g->node;
+    uint64_t e = ++c->epoch;
+    cn_line_t *l = cn_slot(c, c->me, e);
+    l->kind = kind;
+    l->size = size;
+    l->extra = extra;
+    l->root = root;
+    l->bad = (uint32_t)bad;
+    atomic_store_explicit(&l->epoch, e, memory_order_release);
+    int first_bad = -1, differs = -1;
+    for (int k = 1; k <= c->n; k++) {
+        int j = (c->me + k) % c->n; /* start past me: the PEs do not all poll PE 0 first */
+        const cn_line_t *p = cn_slot(c, j, e);
+        if (j != c->me)
+            cn_wait(c, g, routine, watchdog, p, e);
+        if (p->bad && (first_bad < 0 || j < first_bad))
+            first_bad = j;
+        if (differs < 0 && p->kind != kind)
+            differs = 0;
+        else if (differs < 0 && (flags & CN_SAME_SIZE) && p->size != size)
+            differs = 1;
+        else if (differs < 0 && p->root != root)
+            differs = 2;
+    }
+    if (SHMEMI_LIKELY(first_bad < 0 && differs < 0))
+        return 0;
+    if (bad)
+        return -1; /* reported already */
+    static const char *const what[3] = {
+        "the PEs called different collectives (or different types)",
+        "the PEs passed different sizes", "the PEs passed different roots"};
+    char msg[160];
+    if (differs >= 0)
+        snprintf(msg, sizeof msg, "%s: nothing was done", what[differs]);
+    else
+        snprintf(msg, sizeof msg,
+                 "team PE %d rejected its arguments, so every PE returns without moving data",
+                 first_bad);
+    if (g->loud)
+        shmemi_bad_arg(routine, "%s", msg);
+    else
+        shmemi_debug(routine, "%s", msg);
+    return -1;
+}
+
+/* A step with nothing in it: after it every peer has finished the step before, so
+ * memory it read may change (closes the direct-copy forms). */
+static void cn_close(const char *routine, const shmemi_coll_t *g)
+{
+    (void)cn_round(routine, g, 1, 0, 0, 0, 0, 0, 0);
+}
+
+/* ---- engines ---- */
+
+int shmemi_cnode_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                       uint64_t root)
+{
+    return cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), size, (int64_t)root, 0,
+                    CN_SAME_SIZE);
+}
+
+int shmemi_cnode_barrier(const char *routine, const shmemi_coll_t *g, int watchdog)
+{
+    static uint64_t kind;
+    if (SHMEMI_UNLIKELY(kind == 0))
+        kind = shmemi_agree_kind("barrier");
+    int rc = cn_round(routine, g, watchdog, 0, kind, 0, 0, 0, CN_SAME_SIZE);
+    sync_windows();
+    return rc;
+}
+
+int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                       const void *source, size_t nbytes, int root, int write_root)
+{
+    struct shmemi_cnode *c = g->node;
+    int am_root = c->me == root, small = nbytes <= CN_CAP;
+    sync_windows();
+    if (am_root && !bad && small && nbytes)
+        memcpy(cn_out(c), source, nbytes);
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), nbytes, root, 0, CN_SAME_SIZE))
+        return -1;
+    if (nbytes) {
+        if (!am_root)
+            memcpy(dest, small ? (const void *)cn_in(c, root) : cn_peer(c, root, source),
+                   nbytes);
+        else if (write_root && dest != source)
+            memmove(dest, source, nbytes);
+        if (!small)
+            cn_close(routine, g);
+    }
+    sync_windows();
+    return 0;
+}
+
+int shmemi_cnode_fcollect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                          const void *source, size_t nbytes)
+{
+    struct shmemi_cnode *c = g->node;
+    int small = nbytes <= CN_CAP;
+    sync_windows();
+    if (!bad && small && nbytes)
+        memcpy(cn_out(c), source, nbytes);
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), nbytes, 0, 0, CN_SAME_SIZE))
+        return -1;
+    if (nbytes == 0)
+        return 0;
+    for (int j = 0; j < c->n; j++) {
+        char *d = (char *)dest + (size_t)j * nbytes;
+        if (j == c->me)
+            memcpy(d, source, nbytes);
+        else
+            memcpy(d, small ? (const void *)cn_in(c, j) : cn_peer(c, j, source), nbytes);
+    }
+    if (!small)
+        cn_close(routine, g);
+    sync_windows();
+    return 0;
+}
+
+int shmemi_cnode_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                         const void *source, size_t nbytes, uint64_t room)
+{
+    struct shmemi_cnode *c = g->node;
+    sync_windows();
+    if (!bad && nbytes <= CN_CAP && nbytes)
+        memcpy(cn_out(c), source, nbytes);
+    /* The sizes differ by design; a bad source is its own verdict. */
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), bad ? UINT64_MAX : nbytes,
+                 0, room, 0))
+        return -1;
+    size_t total = 0, before = 0, big = 0;
+    for (int j = 0; j < c->n; j++) {
+        const cn_line_t *p = cn_slot(c, j, c->epoch);
+        if (j == c->me)
+            before = total;
+        if (__builtin_add_overflow(total, (size_t)p->size, &total)) {
+            if (g->loud)
+                shmemi_bad_arg(routine, "total size overflows");
+            else
+                shmemi_debug(routine, "total size overflows");
+            return -1;
+        }
+        big |= p->size > CN_CAP;
+    }
+    for (int j = 0; j < c->n; j++) {
+        if (total > cn_slot(c, j, c->epoch)->extra) {
+            char msg[160];
+            if (j == c->me)
+                snprintf(msg, sizeof msg,
+                         "dest %p cannot take %zu bytes (NULL, not symmetric, too small, or "
+                         "overlapping source)", dest, total);
+            else
+                snprintf(msg, sizeof msg, "team PE %d passed a dest that cannot take %zu bytes",
+                         j, total);
+            if (g->loud)
+                shmemi_bad_arg(routine, "%s", msg);
+            else
+                shmemi_debug(routine, "%s", msg);
+            return -1;
+        }
+    }
+    size_t at = 0;
+    for (int j = 0; j < c->n; j++) {
+        size_t sz = (size_t)cn_slot(c, j, c->epoch)->size;
+        if (sz == 0)
+            continue;
+        if (j == c->me)
+            memcpy((char *)dest + before, source, sz);
+        else
+            memcpy((char *)dest + at, sz <= CN_CAP ? (const void *)cn_in(c, j)
+                                                   : cn_peer(c, j, source), sz);
+        at += sz;
+    }
+    if (big)
+        cn_close(routine, g);
+    sync_windows();
+    return 0;
+}
+
+/* Element k of block j of a strided alltoall buffer. */
+static inline size_t a2a_off(size_t j, size_t k, size_t nelems, ptrdiff_t stride, size_t esize)
+{
+    return (j * nelems + k) * (size_t)stride * esize;
+}
+
+int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                           size_t esize)
+{
+    struct shmemi_cnode *c = g->node;
+    size_t n = (size_t)c->n, blk = nelems * esize; /* no overflow: checked by the caller */
+    int small = !bad && blk <= CN_CAP / n;
+    sync_windows();
+    if (small && blk) { /* pack my n blocks contiguously */
+        unsigned char *o = cn_out(c);
+        for (size_t j = 0; j < n; j++) {
+            if (sst == 1)
+                memcpy(o + j * blk, (const char *)source + a2a_off(j, 0, nelems, 1, esize), blk);
+            else
+                for (size_t k = 0; k < nelems; k++)
+                    memcpy(o + j * blk + k * esize,
+                           (const char *)source + a2a_off(j, k, nelems, sst, esize), esize);
+        }
+    }
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), nelems, 0, 0, CN_SAME_SIZE))
+        return -1;
+    if (nelems == 0)
+        return 0;
+    small = blk <= CN_CAP / n; /* the same on every PE now that nelems agrees */
+    size_t me = (size_t)c->me;
+    for (size_t j = 0; j < n; j++) {
+        /* block me of PE j's source lands in block j of my dest */
+        const char *s;
+        ptrdiff_t ss;
+        if (j == me) {
+            s = (const char *)source + a2a_off(me, 0, nelems, sst, esize);
+            ss = sst;
+        } else if (small) {
+            s = (const char *)cn_in(c, (int)j) + me * blk;
+            ss = 1;
+        } else {
+            s = cn_peer(c, (int)j, source) + a2a_off(me, 0, nelems, sst, esize);
+            ss = sst;
+        }
+        char *d = (char *)dest + a2a_off(j, 0, nelems, dst, esize);
+        if (ss == 1 && dst == 1)
+            memcpy(d, s, blk);
+        else
+            for (size_t k = 0; k < nelems; k++)
+                memcpy(d + k * (size_t)dst * esize, s + k * (size_t)ss * esize, esize);
+    }
+    if (!small)
+        cn_close(routine, g);
+    sync_windows();
+    return 0;
+}
+
+/* inout = in OP inout over count elements. */
+static inline void rop(shmemi_rop_fn fn, void *inout, const void *in, size_t count,
+                       MPI_Datatype dt, MPI_Op op)
+{
+    if (fn)
+        fn(inout, in, count);
+    else
+        MPI_Reduce_local(in, inout, (int)count, dt, op); /* legacy: counts fit an int */
+}
+
+int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                        MPI_Op op, shmemi_rop_fn fn)
+{
+    struct shmemi_cnode *c = g->node;
+    size_t nbytes = count * esize; /* checked by the caller */
+    int small = nbytes <= CN_CAP;
+    sync_windows();
+    if (!bad && small && nbytes)
+        memcpy(cn_out(c), source, nbytes);
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), count, 0, 0, CN_SAME_SIZE))
+        return -1;
+    if (count == 0)
+        return 0;
+    if (small) {
+        /* Every PE folds all contributions in PE order: the same bits everywhere. */
+        memcpy(dest, cn_in(c, 0), nbytes);
+        for (int j = 1; j < c->n; j++)
+            rop(fn, dest, cn_in(c, j), count, dt, op);
+    } else {
+        /* PE i reduces elements [lo_i, hi_i) of every source into its own dest, then
+         * every PE copies the other pieces from their owners' dests. Starting from its
+         * own source keeps an in-place reduction right (nobody else reads that piece of
+         * this PE's source). */
+        size_t n = (size_t)c->n, me = (size_t)c->me;
+        size_t lo = count * me / n, hi = count * (me + 1) / n;
+        if (hi > lo) {
+            char *d = (char *)dest + lo * esize;
+            if (dest != source)
+                memcpy(d, (const char *)source + lo * esize, (hi - lo) * esize);
+            for (size_t j = 0; j < n; j++)
+                if (j != me)
+                    rop(fn, d, cn_peer(c, (int)j, source) + lo * esize, hi - lo, dt, op);
+        }
+        cn_close(routine, g);
+        for (size_t j = 0; j < n; j++) {
+            size_t l = count * j / n, h = count * (j + 1) / n;
+            if (j != me && h > l)
+                memcpy((char *)dest + l * esize, cn_peer(c, (int)j, dest) + l * esize,
+                       (h - l) * esize);
+        }
+        cn_close(routine, g);
+    }
+    sync_windows();
+    return 0;
+}
+
+int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                      shmemi_rop_fn fn, int exclusive)
+{
+    struct shmemi_cnode *c = g->node;
+    size_t nbytes = count * esize;
+    int small = nbytes <= CN_CAP;
+    sync_windows();
+    if (!bad && small && nbytes)
+        memcpy(cn_out(c), source, nbytes);
+    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), count, 0, 0, CN_SAME_SIZE))
+        return -1;
+    if (count == 0)
+        return 0;
+    if (!small)
+        return 1;
+    int last = exclusive ? c->me - 1 : c->me;
+    if (last < 0) {
+        memset(dest, 0, nbytes); /* the sum's identity on PE 0 */
+    } else {
+        memcpy(dest, cn_in(c, 0), nbytes);
+        for (int j = 1; j <= last; j++)
+            rop(fn, dest, cn_in(c, j), count, dt, MPI_SUM);
+    }
+    sync_windows();
+    return 0;
+}
+
+/* ---- team barrier (shmem_barrier_all, shmem_sync_all, shmem_team_sync) ---- */
+
+int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watchdog)
+{
+    shmemi_coll_t g = {team->comm, team->my_pe, team->n_pes, 0, NULL};
+    g.node = shmemi_cnode_get(team, routine, watchdog);
+    if (g.node)
+        return shmemi_cnode_barrier(routine, &g, watchdog) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    int rc = watchdog ? shmemi_agree_barrier(team->comm, routine)
+                      : shmemi_barrier_comm(team->comm);
+    sync_windows();
+    return rc;
+}
+
+void shmemi_coll_describe(char *buf, size_t n)
+{
+    struct shmemi_cnode *c = shmemi_cnode_get(&shmemi.team_world, "shmemq_info", 1);
+    if (c)
+        snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
+                 "larger data copied between mapped heaps)", CN_SLOT / 1024);
+    else if (node_allowed())
+        snprintf(buf, n, "MPI collectives on WORLD (it spans nodes); node shared memory for "
+                 "teams inside one node");
+    else
+        snprintf(buf, n, "MPI collectives on every team (SHMEMQ_COLL_NODE=0)");
+}
