@@ -8,7 +8,7 @@
  *   node (cq_node.c)  a PE of this node: applied here, CPU atomics and copies
  *   rma  (cq_rma.c)   one MPI call with indexed datatypes (Accumulate/Put/Get)
  *   am   (am.c)       one message applied by the target (atomics and puts, on request)
- * Completion: nothing (node), MPI_Win_flush_all (RMA), a flush request/reply per target
+ * Completion: nothing (node), MPI_Win_flush per target sent to (RMA), a flush request/reply per target
  * (AM). */
 #include "comm_queue.h"
 #include "data_queue.h"
@@ -211,6 +211,10 @@ static void cq_free_all(shmem_queue_t q)
     cq_scratch_give(q->hstamp, q->scratch_bytes); /* lens, tdisp, odisp, hash with it */
     q->hstamp = NULL;
     q->hash = NULL, q->lens = NULL, q->tdisp = q->odisp = NULL;
+    free(q->rma_pes); /* rma_pe_dirty lives in the same block */
+    q->rma_pes = NULL;
+    q->rma_pe_dirty = NULL;
+    q->n_rma_pes = 0;
     free(q->dense);
     q->dense = NULL;
     free(q->freq);
@@ -426,9 +430,12 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->odisp = q->tdisp + maxrec;
         q->lens = (int *)(void *)(q->odisp + maxrec);
     }
+    q->rma_pes = calloc((size_t)q->fast.n_pes, sizeof(int) + 1);
+    q->rma_pe_dirty = q->rma_pes ? (unsigned char *)(q->rma_pes + q->fast.n_pes) : NULL;
+    q->n_rma_pes = 0;
     q->freq = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->fhdr = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->rma_pes || !q->lens || !q->tdisp || !q->odisp || !q->hash ||
         !q->hstamp || !q->freq || !q->fhdr) {
         cq_free_all(q);
         cq_header_free(q);

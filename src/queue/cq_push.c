@@ -5,7 +5,7 @@
 #include "comm_queue.h"
 #include <limits.h>
 
-#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed with flush_local_all */
+#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed (flush_local per target) */
 
 /* ---- chunks ---- */
 
@@ -77,7 +77,7 @@ static cq_chunk_t *chunk_get(shmem_queue_t q)
 {
     if (!q->free_chunks) {
         cq_am_reclaim(q);
-        /* MPI_Win_flush_local_all waits for the network: let a few bursts be in flight
+        /* MPI_Win_flush_local waits for the network: let a few bursts be in flight
          * before paying it (memory stays bounded by max_elems anyway). */
         if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
             cq_rma_reclaim(q);
@@ -246,6 +246,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         if (slot == CQ_S_PUT)
             cq_mpi_note(&st, MPI_Win_flush_local(pe, w), "MPI_Win_flush_local");
         note_pe(q, pe);
+        cq_rma_note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
         q->outstanding++;

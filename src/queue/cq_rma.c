@@ -1,24 +1,28 @@
 /* cq_rma.c: the comm queue's MPI transport. A burst is one MPI call with indexed
  * datatypes: MPI_Accumulate of the chunk's operands (atomics), MPI_Put of the packed
  * payloads, MPI_Get scattering into the users' buffers (docs/queues.md has the table).
- * Completion is MPI_Win_flush(_all) of the windows the queue touched; a chunk's buffer
- * comes back after MPI_Win_flush_local. */
+ * Completion is MPI_Win_flush of the windows the queue touched, for each PE it sent to
+ * (q->rma_pes); a chunk's buffer comes back after MPI_Win_flush_local of each. Not
+ * MPI_Win_flush_all/flush_local_all: on MPICH 4.0.2 ch4:ucx they returned before small
+ * indexed-datatype MPI_Puts to several targets had read their origin buffers, so a
+ * reused chunk's later payloads landed at earlier indices (4 PEs off the node, test_commq
+ * PutsToSeveralPesAlternatingWindowsLandExactly); per-target flushes complete them. One
+ * call per target PE instead of one per window: MPICH's flush_all visits them too. */
 #include "comm_queue.h"
 #include <limits.h>
 
 int cq_rma_complete(shmem_queue_t q)
 {
     cq_mpirc_t st = {MPI_SUCCESS, NULL};
-    int pe = q->one_pe;
-    for (int w = 0; w < 2; w++) {
-        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
-        if (q->rma_dirty[w]) {
-            if (pe >= 0)
-                cq_mpi_note(&st, MPI_Win_flush(pe, win), "MPI_Win_flush");
-            else
-                cq_mpi_note(&st, MPI_Win_flush_all(win), "MPI_Win_flush_all");
-        }
+    for (int i = 0; i < q->n_rma_pes; i++) {
+        int pe = q->rma_pes[i];
+        for (int w = 0; w < 2; w++)
+            if (q->rma_dirty[w])
+                cq_mpi_note(&st, MPI_Win_flush(pe, w ? shmemi.data_win : shmemi.heap_win),
+                            "MPI_Win_flush");
+        q->rma_pe_dirty[pe] = 0;
     }
+    q->n_rma_pes = 0;
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
     q->outstanding -= q->n_rma_issued;
     q->n_rma_issued = 0;
@@ -32,11 +36,10 @@ int cq_rma_complete(shmem_queue_t q)
 
 void cq_rma_reclaim(shmem_queue_t q)
 {
-    for (int w = 0; w < 2; w++) {
-        MPI_Win win = w ? shmemi.data_win : shmemi.heap_win;
-        if (q->rma_dirty[w])
-            q->one_pe >= 0 ? MPI_Win_flush_local(q->one_pe, win) : MPI_Win_flush_local_all(win);
-    }
+    for (int i = 0; i < q->n_rma_pes; i++)
+        for (int w = 0; w < 2; w++)
+            if (q->rma_dirty[w])
+                MPI_Win_flush_local(q->rma_pes[i], w ? shmemi.data_win : shmemi.heap_win);
     while (q->rma_pending) {
         cq_chunk_t *c = q->rma_pending;
         q->rma_pending = c->next;
@@ -186,6 +189,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     c->next = q->rma_pending;
     q->rma_pending = c;
     q->rma_dirty[h->win] = 1;
+    cq_rma_note_pe(q, pe);
     q->n_rma_issued += n;
     q->st.bursts++;
     return cq_mpi_result(&st);
