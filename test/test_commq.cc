@@ -1115,6 +1115,53 @@ TEST_P(CommQueueModes, SmallPutsAlternatingWindowsLandExactly)
     shmem_free(heap);
 }
 
+static int64_t g_put_dst2[300];
+
+// The same to two PEs at once (the right neighbour and the one after it), so the queue
+// completes several targets: on MPICH 4.0.2 ch4:ucx, MPI_Win_flush_all/flush_local_all
+// left such PUT bursts incomplete and reused chunks put later values at earlier indices
+// (4 PEs off the node); the queue now flushes each target (cq_rma.c).
+TEST_P(CommQueueModes, PutsToSeveralPesAlternatingWindowsLandExactly)
+{
+    const int N = 300;
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int right = (me + 1) % n, left = (me + n - 1) % n;
+    int right2 = (me + 2) % n, left2 = (me + 2 * n - 2) % n;
+    int64_t *heap = (int64_t *)shmem_calloc(N, sizeof(int64_t));
+    int64_t *heap2 = (int64_t *)shmem_calloc(N, sizeof(int64_t));
+    ASSERT_NE(heap, nullptr);
+    ASSERT_NE(heap2, nullptr);
+    for (int round = 0; round < 10; round++) {
+        for (int i = 0; i < N; i++)
+            heap[i] = g_put_dst[i] = heap2[i] = g_put_dst2[i] = -1;
+        shmem_barrier_all();
+        shmem_queue_t q;
+        shmem_queue_config_t c = cfg(SHMEM_OP_ANY);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        for (int i = 0; i < N; i++) {
+            int64_t v = round * 1000000L + me * 1000L + i, v2 = v + 500;
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &heap[i], &v, sizeof v, right, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &g_put_dst[i], &v, sizeof v, right, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &heap2[i], &v2, sizeof v2, right2, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &g_put_dst2[i], &v2, sizeof v2, right2, SHMEM_OP_PUT),
+                      0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        shmem_barrier_all();
+        for (int i = 0; i < N; i++) {
+            int64_t e = round * 1000000L + left * 1000L + i, e2 = round * 1000000L + left2 * 1000L + i + 500;
+            ASSERT_EQ(heap[i], e) << "heap index " << i << " round " << round;
+            ASSERT_EQ(g_put_dst[i], e) << "static index " << i << " round " << round;
+            ASSERT_EQ(heap2[i], e2) << "second heap index " << i << " round " << round;
+            ASSERT_EQ(g_put_dst2[i], e2) << "second static index " << i << " round " << round;
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(heap2);
+    shmem_free(heap);
+}
+
 INSTANTIATE_TEST_SUITE_P(Paths, CommQueueModes, ::testing::Values(0, 1, 2, 3));
 
 // timeout 0: no aggregation, so ops leave at once; after the peer's progress (a

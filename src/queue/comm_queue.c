@@ -8,7 +8,7 @@
  *   node (cq_node.c)  a PE of this node: applied here, CPU atomics and copies
  *   rma  (cq_rma.c)   one MPI call with indexed datatypes (Accumulate/Put/Get)
  *   am   (am.c)       one message applied by the target (atomics and puts, on request)
- * Completion: nothing (node), MPI_Win_flush_all (RMA), a flush request/reply per target
+ * Completion: nothing (node), MPI_Win_flush per target sent to (RMA), a flush request/reply per target
  * (AM). */
 #include "comm_queue.h"
 #include "data_queue.h"
@@ -200,6 +200,10 @@ static void cq_free_all(shmem_queue_t q)
     q->hstamp = NULL;
     q->hash = NULL;
     memset(&q->burst_scratch, 0, sizeof q->burst_scratch);
+    free(q->rma_pes); /* rma_pe_dirty lives in the same block */
+    q->rma_pes = NULL;
+    q->rma_pe_dirty = NULL;
+    q->n_rma_pes = 0;
     free(q->dense);
     q->dense = NULL;
     free(q->flush_reqs);
@@ -414,10 +418,13 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->hash = q->hstamp + hsize;
         shmemi_mpi_burst_scratch_init(&q->burst_scratch, q->hash + hsize, maxrec);
     }
+    q->rma_pes = calloc((size_t)q->fast.n_pes, sizeof(int) + 1);
+    q->rma_pe_dirty = q->rma_pes ? (unsigned char *)(q->rma_pes + q->fast.n_pes) : NULL;
+    q->n_rma_pes = 0;
     q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
     q->flush_hdrs = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->hash || !q->hstamp || !q->flush_reqs ||
-        !q->flush_hdrs) {
+    if (!CQ_SLOTS(q) || !q->am_dirty || !q->rma_pes || !q->hash || !q->hstamp ||
+        !q->flush_reqs || !q->flush_hdrs) {
         cq_free_all(q);
         cq_header_free(q);
         return SHMEM_QUEUE_ERR_NOMEM;

@@ -121,6 +121,12 @@ struct shmem_queue_s {
     int one_pe;    /* the only PE chunks were opened for since the last full flush;
                       -1: none yet, -2: several (the SHMEM_PE_SAME case, detected) */
     unsigned char *am_dirty;  /* per PE: AM batches sent since the last flush */
+    /* PEs with RMA bursts since the last remote completion (cq_rma.c flushes each of
+     * them: MPICH 4.0.2's MPI_Win_flush_all and flush_local_all left such puts to
+     * several targets incomplete); rma_pe_dirty marks the listed ones */
+    int *rma_pes;
+    int n_rma_pes;
+    unsigned char *rma_pe_dirty;
     cq_chunk_t *free_chunks;
     cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
     cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
@@ -220,6 +226,14 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
                   uint32_t n, uint32_t sent);
 /* rma (cq_rma.c): one MPI call per burst; complete at cq_rma_complete */
 int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
+/* PE pe has RMA operations of this queue to complete (every MPI call to it says so) */
+static inline void cq_rma_note_pe(shmem_queue_t q, int pe)
+{
+    if (!q->rma_pe_dirty[pe]) {
+        q->rma_pe_dirty[pe] = 1;
+        q->rma_pes[q->n_rma_pes++] = pe;
+    }
+}
 int cq_rma_complete(shmem_queue_t q);
 void cq_rma_reclaim(shmem_queue_t q); /* origin buffers of issued bursts come back */
 /* am (am.c): one message per burst, applied by the target; complete at a flush epoch */

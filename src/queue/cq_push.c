@@ -5,7 +5,7 @@
 #include "comm_queue.h"
 #include <limits.h>
 
-#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed with flush_local_all */
+#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed (flush_local per target) */
 
 /* ---- chunks ---- */
 
@@ -236,6 +236,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         else
             shmemi_mpi_region_bytes(1, local, len, pe, win, disp, SHMEMI_XP_NBI, &st);
         note_pe(q, pe);
+        cq_rma_note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
         q->outstanding++;

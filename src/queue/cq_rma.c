@@ -1,14 +1,24 @@
 /* cq_rma.c: the comm queue's RMA path: a chunk leaves as one burst of the MPI transport
  * (xport.h, shmemi_mpi_burst: one MPI call with indexed datatypes). Here only the queue's
- * bookkeeping: which regions are dirty, the chunks whose buffers MPI still reads, the cap
- * on unflushed operations. Completion flushes the regions the queue touched; a chunk's
- * buffer comes back after a local flush. */
+ * bookkeeping: which regions are dirty, the PEs sent to, the chunks whose buffers MPI
+ * still reads, the cap on unflushed operations.
+ * Completion flushes the regions the queue touched for each PE it sent to (q->rma_pes);
+ * a chunk's buffer comes back after a local flush of each. Per target, never flush_all /
+ * flush_local_all: on MPICH 4.0.2 ch4:ucx those returned before small indexed-datatype
+ * MPI_Puts to several targets had read their origin buffers, so a reused chunk's later
+ * payloads landed at earlier indices (4 PEs off the node, test_commq
+ * PutsToSeveralPesAlternatingWindowsLandExactly); per-target flushes complete them. */
 #include "comm_queue.h"
 
 int cq_rma_complete(shmem_queue_t q)
 {
     cq_mpirc_t st = {0, NULL};
-    shmemi_mpi_burst_flush(q->rma_dirty, q->one_pe, 0, &st);
+    for (int i = 0; i < q->n_rma_pes; i++) {
+        int pe = q->rma_pes[i];
+        shmemi_mpi_burst_flush(q->rma_dirty, pe, 0, &st);
+        q->rma_pe_dirty[pe] = 0;
+    }
+    q->n_rma_pes = 0;
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
     q->outstanding -= q->n_rma_issued;
     q->n_rma_issued = 0;
@@ -23,7 +33,8 @@ int cq_rma_complete(shmem_queue_t q)
 void cq_rma_reclaim(shmem_queue_t q)
 {
     cq_mpirc_t st = {0, NULL};
-    shmemi_mpi_burst_flush(q->rma_dirty, q->one_pe, 1, &st);
+    for (int i = 0; i < q->n_rma_pes; i++)
+        shmemi_mpi_burst_flush(q->rma_dirty, q->rma_pes[i], 1, &st);
     while (q->rma_pending) {
         cq_chunk_t *c = q->rma_pending;
         q->rma_pending = c->next;
@@ -70,6 +81,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     c->next = q->rma_pending;
     q->rma_pending = c;
     q->rma_dirty[h->win] = 1;
+    cq_rma_note_pe(q, c->pe);
     q->n_rma_issued += n;
     q->st.bursts++;
     return cq_mpi_result(&st);
