@@ -1,5 +1,5 @@
 #!/bin/sh
-# layers.sh: the runtime does not depend on the queue layer (docs/architecture_layers.md).
+# layers.sh: the runtime does not depend on the queue layer (docs/architecture.md).
 # The layers are a line, examples/bench -> queue (src/queue) -> runtime (src/mpi_rma) ->
 # transports -> MPI: the runtime's sources include no queue header and call no queue
 # routine; the queue layer reaches the runtime through shmemi.h, and the runtime reaches

@@ -54,7 +54,7 @@ if BUILD_TESTS
 TESTS += test/lint_transport.sh
 endif
 
-# The runtime neither includes nor calls the queue layer (docs/architecture_layers.md).
+# The runtime neither includes nor calls the queue layer (docs/architecture.md).
 # A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
 EXTRA_DIST += test/layers.sh
 if BUILD_TESTS

@@ -1,6 +1,6 @@
 /* module.c: start-up and shutdown of the layers above the runtime (the queues).
  *
- * The runtime calls no queue routine by name (docs/architecture_layers.md): a layer
+ * The runtime calls no queue routine by name (docs/architecture.md): a layer
  * registers a module, and shmem_init / shmem_finalize run the registered callbacks at
  * fixed points. Finalize has steps because the order is not free: sessions must complete
  * before the finalize barrier, data queues are freed collectively after it, and the

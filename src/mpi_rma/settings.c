@@ -1,6 +1,6 @@
 /* settings.c: every environment variable shmemq reads, with its default, its valid
  * values and its meaning: the one source of truth. shmemq_info prints this table,
- * test/info.sh checks that docs/environment.md and docs/queues.md agree with it, and
+ * test/info.sh checks that docs/environment.md and the docs' tables agree with it, and
  * shmem_init checks every variable that is set against it: a value that is not valid
  * gets one line naming the variable, the value and what is used instead (which is what
  * the reading code falls back to: the default). The reading code stays where the value

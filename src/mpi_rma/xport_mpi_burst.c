@@ -1,7 +1,7 @@
 /* xport_mpi_burst.c: the MPI transport's bursts (xport.h, shmemi_mpi_burst): a vector of
  * one kind of operation to one PE's region, issued as ONE MPI call with indexed
  * datatypes: MPI_Accumulate of the operands (atomics), MPI_Put of the packed payloads,
- * MPI_Get scattering into the users' buffers (docs/queues.md has the table). The comm
+ * MPI_Get scattering into the users' buffers (docs/queues_design.md has the table). The comm
  * queue (src/queue/cq_rma.c) sends its chunks this way. Completion is
  * shmemi_mpi_burst_flush: MPI_Win_flush(_all) of the windows the bursts touched, or
  * MPI_Win_flush_local(_all) when only the origin buffers are wanted back. */

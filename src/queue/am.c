@@ -17,7 +17,7 @@
 
 #define CQ_NRECV 16
 
-/* 128 KiB by measurement (docs/queues.md: 32K-1M sweep of bench/histogram, MPICH,
+/* 128 KiB by measurement (bench/results/comm_queue.md: 32K-1M sweep of bench/histogram, MPICH,
  * 2 PEs: 64K-256K beat 32K by ~25% against the same run's MPI_Alltoallv baseline). */
 size_t cq_chunk_bytes = 131072;
 

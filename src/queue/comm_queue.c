@@ -1,4 +1,4 @@
-/* comm_queue.c: communication queues (docs/queues.md has the design and numbers): the
+/* comm_queue.c: communication queues (docs/queues_design.md has the design and numbers): the
  * queue object: handles and their registry, create/destroy and the configuration, the
  * queries and statistics, the per-queue progress thread and finalize's sweep.
  *
@@ -160,7 +160,7 @@ int cq_check(shmem_queue_t q, const char *routine)
  * nodes, SHMEMQ_ASYNC_PROGRESS), but a target blocked in an MPI call of its own, waiting
  * for this PE, runs MPI's progress and completes RMA bursts, while our AM batches would
  * wait for it to call shmemq: a deadlock the spec forbids. AM stays available on request
- * (docs/queues.md says when it is safe), except in a program that started MPI itself,
+ * (docs/queues_design.md says when it is safe), except in a program that started MPI itself,
  * the program that may wait inside MPI for us, unless the progress thread applies the
  * batches meanwhile. */
 static int env_path(void)
@@ -352,7 +352,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies
      * accumulates per element at some cost, so merging pays when a burst repeats
      * addresses), off on MPICH and on the AM path (our apply is cheaper than the
-     * hashing). By measurement (docs/queues.md). */
+     * hashing). By measurement (docs/queues_design.md). */
     const char *ce = getenv("SHMEMQ_COMBINE");
     int cb;
     if (ce && *ce && shmemi_parse_bool(ce, &cb) == 0) /* else: as unset (settings.c) */

@@ -1,5 +1,5 @@
 /*
- * comm_queue.h: internals of the communication queues (docs/queues.md).
+ * comm_queue.h: internals of the communication queues (docs/queues_design.md).
  *
  * A queue keeps, per target PE and per operation, one open "chunk": a preallocated
  * buffer that collects operations of one element type on one window. A full chunk (or a

@@ -8,7 +8,7 @@
  * process, so below SHMEM_THREAD_MULTIPLE the two never run at once and plain
  * read-modify-writes are atomic with respect to each other. Under THREAD_MULTIPLE (and
  * for node bursts, which race with the peer's own updates) the adds use __atomic
- * builtins; see docs/queues.md for the remaining rule. */
+ * builtins; see docs/queues_design.md for the remaining rule. */
 #include "comm_queue.h"
 
 int cq_atomic_apply;

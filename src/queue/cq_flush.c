@@ -1,4 +1,4 @@
-/* cq_flush.c: how the comm queue's chunks leave and complete (docs/queues.md): a burst
+/* cq_flush.c: how the comm queue's chunks leave and complete (docs/queues_design.md): a burst
  * goes to one transport (cq_node.c, cq_rma.c, am.c), optionally merged first; flushes
  * issue every open chunk and wait for each transport's completion; the timeout and
  * shmem_queue_progress drive them. */

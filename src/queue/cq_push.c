@@ -1,4 +1,4 @@
-/* cq_push.c: the comm queue's push side (docs/queues.md): chunks and their cache, the
+/* cq_push.c: the comm queue's push side (docs/queues_design.md): chunks and their cache, the
  * per-(target, op) slots with their capacity grants, appends of atomic and PUT/GET
  * records, and the push routines. A full chunk leaves through cq_slot_issue (cq_flush.c).
  * The one-element fast path is inline (include/shmemq/queue_inline.h, cq_push). */

@@ -2,7 +2,7 @@
  * queue.h: what every file of the queue layer (src/queue: comm queues, data queues,
  * 1.6 sessions) shares, and the entry points queue_layer.c registers with the runtime.
  * The runtime (src/mpi_rma) never includes this header: the layers are a line,
- * queue -> runtime (docs/architecture_layers.md).
+ * queue -> runtime (docs/architecture.md).
  */
 #ifndef SHMEMQ_QUEUE_H
 #define SHMEMQ_QUEUE_H
