@@ -69,15 +69,15 @@ static inline void amo_cas(const char *routine, shmem_ctx_t ctx, void *dest, con
     shmemi_xp_cas(routine, &t, xt, size, value, cond, result, 0);
 }
 
-/* The batch operations' type of an AMO element type (SHMEMI_BATCH_*, shmemi.h): by size
+/* The batch operations' type of an AMO element type: the fixed-width type of its size
  * and signedness, so aliases (long / long long / int64_t) are one type there as they are
  * one MPI datatype in the MPI transport, and the queue's atomics stay atomic with ours. */
 #define AMO_BATCH_TYPE_CASE(T, N)                                                            \
     case SHMEMI_XT_##N:                                                                      \
-        return _Generic((T)0, float: SHMEMI_BATCH_FLOAT, double: SHMEMI_BATCH_DOUBLE,        \
+        return _Generic((T)0, float: SHMEMI_XT_float, double: SHMEMI_XT_double,              \
                         default: (T)-1 < (T)1                                                \
-                                     ? (sizeof(T) == 8 ? SHMEMI_BATCH_INT64 : SHMEMI_BATCH_INT32) \
-                                     : (sizeof(T) == 8 ? SHMEMI_BATCH_UINT64 : SHMEMI_BATCH_UINT32));
+                                     ? (sizeof(T) == 8 ? SHMEMI_XT_int64 : SHMEMI_XT_int32)  \
+                                     : (sizeof(T) == 8 ? SHMEMI_XT_uint64 : SHMEMI_XT_uint32));
 static inline int amo_batch_type(shmemi_xtype_t xt)
 {
     switch (xt) {
@@ -92,18 +92,10 @@ static inline int amo_batch_type(shmemi_xtype_t xt)
 static int amo_batch(struct shmemq_ctx *ctx, const void *dest, const void *value,
                      shmemi_xtype_t xt, shmemi_xop_t xop, int rank)
 {
-    int op, type = amo_batch_type(xt);
-    switch (xop) {
-    case SHMEMI_XOP_SUM: op = SHMEMI_BATCH_ADD; break; /* inc arrives as add of 1 */
-    case SHMEMI_XOP_SET: op = SHMEMI_BATCH_SET; break;
-    case SHMEMI_XOP_AND: op = SHMEMI_BATCH_AND; break;
-    case SHMEMI_XOP_OR: op = SHMEMI_BATCH_OR; break;
-    case SHMEMI_XOP_XOR: op = SHMEMI_BATCH_XOR; break;
-    default: return -1;
-    }
-    if (type < 0)
+    int type = amo_batch_type(xt);
+    if (type < 0 || xop == SHMEMI_XOP_FETCH || xop == SHMEMI_XOP_CAS)
         return -1;
-    return ctx->batch_ops->amo(ctx, (void *)dest, value, type, op, rank);
+    return ctx->batch_ops->amo(ctx, (void *)dest, value, (shmemi_xtype_t)type, xop, rank);
 }
 
 /* Start an operation that completes at quiet. kind AMO_ACC: accumulate v0 (result

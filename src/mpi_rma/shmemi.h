@@ -17,6 +17,7 @@
 #define SHMEMQ_NO_GENERIC 1
 #include "shmem.h"
 #include "shmemx.h"
+#include "xport_types.h"
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -51,21 +52,17 @@ struct shmemq_team {
 
 /* Queue-backed operations a layer above installs on a context while it batches the
  * context's traffic (1.6 sessions, src/queue/session.c). The runtime calls them when
- * ctx->batch_ops is set (one pointer test) and knows nothing of queues. Ops and types of
- * batched atomics are these plain numbers, not MPI's. */
-enum { SHMEMI_BATCH_ADD, SHMEMI_BATCH_SET, SHMEMI_BATCH_AND, SHMEMI_BATCH_OR, SHMEMI_BATCH_XOR };
-enum {
-    SHMEMI_BATCH_INT32, SHMEMI_BATCH_UINT32, SHMEMI_BATCH_INT64, SHMEMI_BATCH_UINT64,
-    SHMEMI_BATCH_FLOAT, SHMEMI_BATCH_DOUBLE
-};
+ * ctx->batch_ops is set (one pointer test) and knows nothing of queues. Batched atomics
+ * speak the transports' neutral terms (xport_types.h), never MPI's. */
 struct shmemq_ctx;
 struct shmemi_ctx_batch_ops {
     /* a put to world PE world_pe (off the node; the runtime translated the team PE), or
-     * a non-fetching atomic (SHMEMI_BATCH_* op and type): 0 when it was batched, -1 when
-     * the caller must issue it itself (too large, or refused) */
+     * a non-fetching atomic (op SUM, SET, AND, OR or XOR on an element of type xt, one of
+     * the fixed-width integers, float or double, so that aliases are one type): 0 when it
+     * was batched, -1 when the caller must issue it itself (too large, or refused) */
     int (*put)(struct shmemq_ctx *c, void *dest, const void *src, size_t nbytes, int world_pe);
-    int (*amo)(struct shmemq_ctx *c, void *dest, const void *value, int type, int op,
-               int world_pe);
+    int (*amo)(struct shmemq_ctx *c, void *dest, const void *value, shmemi_xtype_t xt,
+               shmemi_xop_t op, int world_pe);
     /* complete everything batched (remote completion); cheap when nothing is */
     void (*flush)(struct shmemq_ctx *c);
     /* the context is being destroyed: complete and end the batching */

@@ -127,34 +127,32 @@ static int session_put(struct shmemq_ctx *c, void *dest, const void *src, size_t
     return pushed(s, rc);
 }
 
-/* SHMEMI_BATCH_* -> the queue's operation and element type. The types keep amo.c's
- * signedness, so the queue's MPI path uses the same MPI datatype as amo.c. */
-static const shmem_op_type_t batch_op[] = {
-    [SHMEMI_BATCH_ADD] = SHMEM_OP_ATOMIC_ADD, /* inc arrives as add of 1 */
-    [SHMEMI_BATCH_SET] = SHMEM_OP_ATOMIC_SET, [SHMEMI_BATCH_AND] = SHMEM_OP_ATOMIC_AND,
-    [SHMEMI_BATCH_OR] = SHMEM_OP_ATOMIC_OR,   [SHMEMI_BATCH_XOR] = SHMEM_OP_ATOMIC_XOR,
-};
-static const struct {
-    int tidx;
-    size_t size;
-} batch_type[] = {
-    [SHMEMI_BATCH_INT32] = {SHMEMI_XT_int32, 4},   [SHMEMI_BATCH_UINT32] = {SHMEMI_XT_uint32, 4},
-    [SHMEMI_BATCH_INT64] = {SHMEMI_XT_int64, 8},   [SHMEMI_BATCH_UINT64] = {SHMEMI_XT_uint64, 8},
-    [SHMEMI_BATCH_FLOAT] = {SHMEMI_XT_float, 4},   [SHMEMI_BATCH_DOUBLE] = {SHMEMI_XT_double, 8},
+/* A batched atomic's op -> the queue's operation (inc arrives as SUM of 1; FETCH and CAS
+ * are never batched). The type is amo.c's fixed-width one, so the queue's MPI path uses
+ * the same MPI datatype as amo.c. */
+static const int batch_op[] = {
+    [SHMEMI_XOP_SUM] = SHMEM_OP_ATOMIC_ADD, [SHMEMI_XOP_SET] = SHMEM_OP_ATOMIC_SET,
+    [SHMEMI_XOP_FETCH] = -1,                [SHMEMI_XOP_AND] = SHMEM_OP_ATOMIC_AND,
+    [SHMEMI_XOP_OR] = SHMEM_OP_ATOMIC_OR,   [SHMEMI_XOP_XOR] = SHMEM_OP_ATOMIC_XOR,
+    [SHMEMI_XOP_CAS] = -1,
 };
 
-static int session_amo(struct shmemq_ctx *c, void *dest, const void *value, int type, int op,
-                       int world_pe)
+static int session_amo(struct shmemq_ctx *c, void *dest, const void *value, shmemi_xtype_t xt,
+                       shmemi_xop_t op, int world_pe)
 {
     shmemi_session_t *s = c->batch;
-    if ((unsigned)op >= sizeof batch_op / sizeof batch_op[0] ||
-        (unsigned)type >= sizeof batch_type / sizeof batch_type[0])
+    size_t es;
+    switch (xt) {
+    case SHMEMI_XT_int32: case SHMEMI_XT_uint32: case SHMEMI_XT_float: es = 4; break;
+    case SHMEMI_XT_int64: case SHMEMI_XT_uint64: case SHMEMI_XT_double: es = 8; break;
+    default: return -1;
+    }
+    if ((unsigned)op >= sizeof batch_op / sizeof batch_op[0] || batch_op[op] < 0)
         return -1;
-    int tidx = batch_type[type].tidx, rc;
-    size_t es = batch_type[type].size;
+    int rc;
     in_queue = 1;
     while ((rc = cq_push(s->q, "shmem_atomic (session)", dest, value, 1, world_pe,
-                         (int)batch_op[op], tidx, es)) == SHMEM_QUEUE_ERR_FULL)
+                         batch_op[op], (int)xt, es)) == SHMEM_QUEUE_ERR_FULL)
         if (cq_progress(s->q) < 0)
             break;
     in_queue = 0;
