@@ -81,6 +81,38 @@ struct shmemi_dataq {
     shmemx_queue_stats_t stats;
 };
 
+/* ---- locking (SHMEM_QUEUE_SHARED only) ---- */
+static inline void dq_lock(struct shmemi_dataq *q)
+{
+    if (q->shared)
+        pthread_mutex_lock(&q->lock);
+}
+static inline void dq_unlock(struct shmemi_dataq *q)
+{
+    if (q->shared)
+        pthread_mutex_unlock(&q->lock);
+}
+
+/* ---- the flush engine (dq_flush.c), called by the API in data_queue.c ---- */
+
+/* Snapshot the rooms and start a flush (bg: started by shmem_queue_data_progress). */
+int shmemi_dataq_flush_start(struct shmemi_dataq *q, int bg);
+/* Advance the flush in flight. block: wait for each step (progressing everything
+ * else meanwhile); otherwise test once per step. Returns 1 when idle, 0 when still in
+ * flight, or an error (the flush is abandoned: the queue is then unusable). */
+int shmemi_dataq_flush_step(struct shmemi_dataq *q, int block);
+
+/* Which collective a shmemi_dataq_sync belongs to (finalize's release counts as a destroy). */
+enum { SHMEMI_DATAQ_SYNC_FLUSH = 1, SHMEMI_DATAQ_SYNC_DESTROY = 2 };
+/* Agree with every PE of the team on arguments, routine (kind) and flush count, then
+ * catch up to the most flushes any PE started (`mine`: this PE's wish). ARG on every PE,
+ * nothing changed, when one PE was bad or the PEs are in different routines. */
+int shmemi_dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
+                      int bad);
+/* The routine name shmem_finalize's release passes to shmemi_dataq_sync, compared by
+ * address: a PE in finalize that meets peers in a global flush ends the job. */
+extern const char shmemi_dataq_finalize_routine[];
+
 /* dq_bufcache.c: exchange buffers kept from destroyed queues for the next of one size.
  * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
 void *shmemi_dq_buf_take(size_t bytes);
