@@ -125,6 +125,9 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
 int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size);
 int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
+/* dq_size.c: bytes per peer when the config gives no max_bytes (whole elements, from the
+ * cache size). */
+size_t shmemi_dataq_default_room(size_t elem, int npes);
 /* shmemq_info: the default room per peer and the cache figure behind it, one line. */
 void shmemi_dataq_describe(char *buf, size_t n, int npes);
 
