@@ -22,7 +22,7 @@ static struct shmemi_dataq **live;
 static int n_live, cap_live;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int live_add(struct shmemi_dataq *q)
+static int dq_live_add(struct shmemi_dataq *q)
 {
     int rc = 0;
     pthread_mutex_lock(&live_lock);
@@ -40,7 +40,7 @@ static int live_add(struct shmemi_dataq *q)
     return rc;
 }
 
-static void live_remove(struct shmemi_dataq *q)
+static void dq_live_remove(struct shmemi_dataq *q)
 {
     pthread_mutex_lock(&live_lock);
     for (int i = 0; i < n_live; i++) {
@@ -55,7 +55,8 @@ static void live_remove(struct shmemi_dataq *q)
 
 /* Handle check for every routine: NULL -> ARG; not a live data queue (a comm queue,
  * a destroyed queue) -> STATE. */
-static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+static inline int dq_check_handle(const char *routine, shmem_queue_t queue,
+                                  struct shmemi_dataq **out)
 {
     if (SHMEMI_UNLIKELY(queue == NULL)) {
         shmemi_debug(routine, "queue is NULL");
@@ -76,9 +77,10 @@ static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi
 /* The handle check of the collective routines (global flush, destroy): a PE with a bad
  * handle cannot take part, and its peers will wait for it, so say so even without
  * SHMEM_DEBUG (under it, the peers' watchdog ends the job). */
-static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+static int dq_check_handle_coll(const char *routine, shmem_queue_t queue,
+                                struct shmemi_dataq **out)
 {
-    int rc = dq_get(routine, queue, out);
+    int rc = dq_check_handle(routine, queue, out);
     if (SHMEMI_UNLIKELY(rc))
         shmemi_agree_orphan(routine, queue == NULL ? "the queue handle is NULL"
                                                    : "the queue handle is not a live data "
@@ -89,7 +91,7 @@ static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_d
 
 /* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
  * (so the inline push needs no counter). Caller holds the lock. */
-static uint64_t dq_pushed(const struct shmemi_dataq *q)
+static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
 {
     uint64_t b = q->stats.bytes;
     for (int p = 0; p < q->h.npes; p++)
@@ -104,8 +106,8 @@ const char shmemi_dataq_finalize_routine[] = "shmem_finalize";
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_dq_buf_give(q->buf_out, bufbytes);
-    shmemi_dq_buf_give(q->buf_in, bufbytes);
+    shmemi_dataq_buf_give(q->buf_out, bufbytes);
+    shmemi_dataq_buf_give(q->buf_in, bufbytes);
     free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
@@ -185,8 +187,8 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         size_t n = (size_t)npes;
         q = calloc(1, sizeof *q);
         if (q) {
-            q->buf_out = shmemi_dq_buf_take(n * room);
-            q->buf_in = shmemi_dq_buf_take(n * room);
+            q->buf_out = shmemi_dataq_buf_take(n * room);
+            q->buf_in = shmemi_dataq_buf_take(n * room);
             q->h.out_at = calloc(n, sizeof(char *));
             q->h.in_at = calloc(n, sizeof(char *));
             q->h.out_len = calloc(n, sizeof(size_t));
@@ -293,7 +295,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     q->xfer = xfer;
     q->chunk = chunk;
     q->h.phase = SHMEMI_DATAQ_IDLE;
-    if (live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
+    if (dq_live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
                              will not see the queue */
         shmemi_debug(routine, "out of memory for the finalize list");
     /* SHARED queues get the other magic: the inline paths leave them to the library */
@@ -310,7 +312,7 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
 {
     static const char *routine = "shmem_queue_data_push";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(pe < 0 || pe >= q->h.npes)) {
@@ -357,7 +359,7 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
 {
     static const char *routine = "shmem_queue_data_pop";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes))) {
@@ -405,7 +407,7 @@ int shmem_queue_global_flush(shmem_queue_t queue)
 {
     static const char *routine = "shmem_queue_global_flush";
     struct shmemi_dataq *q;
-    int rc = dq_get_coll(routine, queue, &q);
+    int rc = dq_check_handle_coll(routine, queue, &q);
     if (rc)
         return rc;
     /* Goal: finish a background flush in flight, then one flush of everything pushed
@@ -425,7 +427,7 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
 {
     static const char *routine = "shmem_queue_data_progress";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (team != q->team) {
@@ -447,7 +449,7 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
 {
     static const char *routine = "shmem_query_data_size";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (incoming == NULL && outgoing == NULL) { /* one NULL: "don't care", as elsewhere */
@@ -478,7 +480,7 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (attr == NULL) {
@@ -513,14 +515,14 @@ int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
 int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
 {
     struct shmemi_dataq *q;
-    int rc = dq_get("shmemx_queue_stats", queue, &q);
+    int rc = dq_check_handle("shmemx_queue_stats", queue, &q);
     if (rc)
         return rc;
     if (stats == NULL)
         return SHMEM_QUEUE_ERR_ARG;
     dq_lock(q);
     *stats = q->stats;
-    stats->ops_pushed = dq_pushed(q);
+    stats->ops_pushed = dq_elems_pushed(q);
     dq_unlock(q);
     return 0;
 }
@@ -535,7 +537,7 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
         shmemi_agree_orphan(routine, "the pointer to the queue handle is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    int rc = dq_get_coll(routine, *queue, &q);
+    int rc = dq_check_handle_coll(routine, *queue, &q);
     if (rc)
         return rc;
     /* The queue is known, so a wrong team still takes part in the agreement: every PE
@@ -576,14 +578,14 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
                 "sent, %llu flushes, %llu full\n",
                 shmemi.my_pe, (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT),
-                (unsigned long long)dq_pushed(q), (unsigned long long)q->stats.bursts,
+                (unsigned long long)dq_elems_pushed(q), (unsigned long long)q->stats.bursts,
                 (unsigned long long)q->stats.bytes, (unsigned long long)q->stats.flushes,
                 (unsigned long long)q->stats.full_returns);
     __atomic_store_n(&q->h.magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    live_remove(q);
+    dq_live_remove(q);
     dq_free_memory(q, (size_t)q->h.npes * q->h.room);
     *left_out = left;
     return src;
@@ -620,5 +622,5 @@ void shmemi_dataq_fini(void)
     free(live);
     live = NULL;
     n_live = cap_live = 0;
-    shmemi_dq_buf_cache_free();
+    shmemi_dataq_buf_cache_free();
 }

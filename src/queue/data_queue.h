@@ -15,6 +15,13 @@
  * flush the two rooms trade places (h.out_at[me] and h.in_at[me] swap, nothing is
  * copied), else the flush copies what fits itself. So either of the PE's own rooms
  * may lie in either array; the peers' rooms stay at buf + p*room.
+ *
+ * Files: data_queue.c (the API and the list of live queues), dq_flush.c (the flush
+ * engine), dq_size.c (the default room), dq_bufcache.c (exchange buffers kept for reuse).
+ * Names: dq_ for what has internal linkage (statics, and the static inlines here);
+ * shmemi_dataq_ for every symbol with external linkage, whether the other data-queue
+ * files or other layers call it: the library exports every non-static symbol, and
+ * shmemi_ is its reserved prefix, so a bare dq_ could clash with a program's names.
  */
 #ifndef SHMEMI_DATA_QUEUE_H
 #define SHMEMI_DATA_QUEUE_H
@@ -115,9 +122,9 @@ extern const char shmemi_dataq_finalize_routine[];
 
 /* dq_bufcache.c: exchange buffers kept from destroyed queues for the next of one size.
  * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
-void *shmemi_dq_buf_take(size_t bytes);
-void shmemi_dq_buf_give(void *p, size_t bytes);
-void shmemi_dq_buf_cache_free(void); /* finalize */
+void *shmemi_dataq_buf_take(size_t bytes);
+void shmemi_dataq_buf_give(void *p, size_t bytes);
+void shmemi_dataq_buf_cache_free(void); /* finalize */
 
 /* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
  * handle is known to be a live data queue (shmemi_is_dataq); attr/size are checked here. */
