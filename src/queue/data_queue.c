@@ -115,106 +115,159 @@ static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
     free(q);
 }
 
-int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
-                            shmem_team_t team)
+/* ---- create: validate, allocate, agree, choose the transfer ---- */
+
+/* What this PE asks for; the team must agree on all of it. */
+struct dq_params {
+    size_t elem;        /* data_elem_size (0 means 1) */
+    uint64_t max_bytes; /* as given; 0: the default room */
+    size_t room;        /* bytes per peer and direction, whole elements */
+    int xfer;           /* enum shmemi_dataq_xfer asked for (SHMEMQ_DATAQ_XFER) */
+    size_t chunk;       /* rounds mode: bytes per pair and round (SHMEMQ_DATAQ_CHUNK) */
+};
+
+/* Without a usable team there is no collective to take part in: these fail alone. */
+static int dq_check_team(const char *routine, shmem_team_t team)
 {
-    static const char *routine = "shmem_queue_data_create";
     if (!shmemi.initialized) {
         shmemi_debug(routine, "OpenSHMEM is not initialized");
         return SHMEM_QUEUE_ERR_STATE;
     }
-    /* Without a usable team there is no collective to take part in: fail alone. */
     if (team == SHMEM_TEAM_INVALID || team->comm == MPI_COMM_NULL || team->my_pe < 0) {
         shmemi_debug(routine, "invalid team, or this PE is not a member");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    /* Other argument errors still join the collective steps so every PE fails alike. */
-    int local = 0;
-    size_t elem = 1, room = 0;
-    uint64_t maxb = 0;
-    int npes = team->n_pes;
+    return 0;
+}
+
+/* This PE's verdict on its arguments (0, ARG or THREAD), filling *want as far as they
+ * are good. A bad one still joins the agreement, so every PE fails alike. */
+static int dq_check_config(const char *routine, shmem_queue_t *queue,
+                           const shmem_queue_config_t *qconfig, int npes, struct dq_params *want)
+{
+    want->elem = 1;
+    want->max_bytes = 0;
+    want->room = 0;
     if (queue == NULL || qconfig == NULL) {
         shmemi_debug(routine, "queue or config is NULL");
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->qtype != SHMEM_QUEUE_DATA) {
-        shmemi_debug(routine, "config qtype is not SHMEM_QUEUE_DATA");
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->thread_model != SHMEM_QUEUE_EXCLUSIVE &&
-               qconfig->thread_model != SHMEM_QUEUE_SHARED) {
-        shmemi_debug(routine, "bad thread_model %d", (int)qconfig->thread_model);
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->thread_model == SHMEM_QUEUE_SHARED &&
-               shmemi.thread_level < SHMEM_THREAD_MULTIPLE) {
-        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
-        local = SHMEM_QUEUE_ERR_THREAD;
-    } else {
-        elem = qconfig->data_elem_size ? qconfig->data_elem_size : 1;
-        maxb = qconfig->max_bytes;
-        if (maxb > SIZE_MAX) {
-            local = SHMEM_QUEUE_ERR_ARG;
-        } else if (maxb) {
-            room = (size_t)maxb - (size_t)maxb % elem; /* whole elements only */
-            if (room == 0) {
-                shmemi_debug(routine, "max_bytes %llu is smaller than one element (%zu bytes)",
-                             (unsigned long long)maxb, elem);
-                local = SHMEM_QUEUE_ERR_ARG;
-            }
-        } else {
-            room = shmemi_dataq_default_room(elem, npes);
-        }
-        if (!local && room > SIZE_MAX / 2 / (size_t)npes) {
-            shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", room, npes);
-            local = SHMEM_QUEUE_ERR_ARG;
-        }
+        return SHMEM_QUEUE_ERR_ARG;
     }
+    if (qconfig->qtype != SHMEM_QUEUE_DATA) {
+        shmemi_debug(routine, "config qtype is not SHMEM_QUEUE_DATA");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (qconfig->thread_model != SHMEM_QUEUE_EXCLUSIVE &&
+        qconfig->thread_model != SHMEM_QUEUE_SHARED) {
+        shmemi_debug(routine, "bad thread_model %d", (int)qconfig->thread_model);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (qconfig->thread_model == SHMEM_QUEUE_SHARED &&
+        shmemi.thread_level < SHMEM_THREAD_MULTIPLE) {
+        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
+        return SHMEM_QUEUE_ERR_THREAD;
+    }
+    size_t elem = qconfig->data_elem_size ? qconfig->data_elem_size : 1;
+    uint64_t maxb = qconfig->max_bytes;
+    want->elem = elem;
+    want->max_bytes = maxb;
+    if (maxb > SIZE_MAX)
+        return SHMEM_QUEUE_ERR_ARG;
+    if (maxb) {
+        want->room = (size_t)maxb - (size_t)maxb % elem; /* whole elements only */
+        if (want->room == 0) {
+            shmemi_debug(routine, "max_bytes %llu is smaller than one element (%zu bytes)",
+                         (unsigned long long)maxb, elem);
+            return SHMEM_QUEUE_ERR_ARG;
+        }
+    } else {
+        want->room = shmemi_dataq_default_room(elem, npes);
+    }
+    if (want->room > SIZE_MAX / 2 / (size_t)npes) {
+        shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", want->room, npes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    return 0;
+}
 
-    /* Transfer mode and chunk (test knobs; every PE must use the same). */
-    int xfer = SHMEMI_DATAQ_XFER_AUTO;
+/* Transfer mode and chunk: test knobs from the environment (every PE must use the same;
+ * the agreement checks). */
+static void dq_read_transfer_knobs(struct dq_params *want)
+{
+    want->xfer = SHMEMI_DATAQ_XFER_AUTO;
     const char *xs = getenv("SHMEMQ_DATAQ_XFER");
     if (xs && !strcmp(xs, "v"))
-        xfer = SHMEMI_DATAQ_XFER_V;
+        want->xfer = SHMEMI_DATAQ_XFER_V;
     else if (xs && !strcmp(xs, "c"))
-        xfer = SHMEMI_DATAQ_XFER_C;
+        want->xfer = SHMEMI_DATAQ_XFER_C;
     else if (xs && !strcmp(xs, "rounds"))
-        xfer = SHMEMI_DATAQ_XFER_ROUNDS;
-    size_t chunk = SHMEMI_MAX_MPI_COUNT;
+        want->xfer = SHMEMI_DATAQ_XFER_ROUNDS;
+    want->chunk = SHMEMI_MAX_MPI_COUNT;
     const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
-    if (cs && (shmemi_parse_size(cs, &chunk) != 0 || chunk == 0 || chunk > INT_MAX))
-        chunk = SHMEMI_MAX_MPI_COUNT;
+    if (cs && (shmemi_parse_size(cs, &want->chunk) != 0 || want->chunk == 0 ||
+               want->chunk > INT_MAX))
+        want->chunk = SHMEMI_MAX_MPI_COUNT;
+}
 
-    struct shmemi_dataq *q = NULL;
-    if (!local) {
-        size_t n = (size_t)npes;
-        q = calloc(1, sizeof *q);
-        if (q) {
-            q->buf_out = shmemi_dataq_buf_take(n * room);
-            q->buf_in = shmemi_dataq_buf_take(n * room);
-            q->h.out_at = calloc(n, sizeof(char *));
-            q->h.in_at = calloc(n, sizeof(char *));
-            q->h.out_len = calloc(n, sizeof(size_t));
-            q->h.in_head = calloc(n, sizeof(size_t));
-            q->h.in_len = calloc(n, sizeof(size_t));
-            q->send = calloc(n, sizeof(size_t));
-            q->recv = calloc(n, sizeof(size_t));
-            q->rdisp = calloc(n, sizeof(size_t));
-            q->xmine = calloc(2 * n, sizeof(uint64_t));
-            q->xpeer = calloc(2 * n, sizeof(uint64_t));
-            /* big enough for every mode: 4n ints + 2n types, or 2n counts + 2n displs */
-            size_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
-            size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
-            q->vbuf = calloc(1, vb > vc ? vb : vc);
-        }
-        if (!q || !q->buf_out || !q->buf_in || !q->h.out_at || !q->h.in_at || !q->h.out_len || !q->h.in_head || !q->h.in_len || !q->send ||
-            !q->recv || !q->rdisp || !q->xmine || !q->xpeer || !q->vbuf) {
-            shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, room);
-            local = SHMEM_QUEUE_ERR_NOMEM;
-        }
+/* The queue and all its arrays for npes peers of `room` bytes, or NULL (nothing kept). */
+static struct shmemi_dataq *dq_allocate(int npes, size_t room)
+{
+    size_t n = (size_t)npes;
+    struct shmemi_dataq *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return NULL;
+    q->buf_out = shmemi_dataq_buf_take(n * room);
+    q->buf_in = shmemi_dataq_buf_take(n * room);
+    q->h.out_at = calloc(n, sizeof(char *));
+    q->h.in_at = calloc(n, sizeof(char *));
+    q->h.out_len = calloc(n, sizeof(size_t));
+    q->h.in_head = calloc(n, sizeof(size_t));
+    q->h.in_len = calloc(n, sizeof(size_t));
+    q->send = calloc(n, sizeof(size_t));
+    q->recv = calloc(n, sizeof(size_t));
+    q->rdisp = calloc(n, sizeof(size_t));
+    q->xmine = calloc(2 * n, sizeof(uint64_t));
+    q->xpeer = calloc(2 * n, sizeof(uint64_t));
+    /* big enough for every mode: 4n ints + 2n types, or 2n counts + 2n displs */
+    size_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
+    size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
+    q->vbuf = calloc(1, vb > vc ? vb : vc);
+    if (!q->buf_out || !q->buf_in || !q->h.out_at || !q->h.in_at || !q->h.out_len ||
+        !q->h.in_head || !q->h.in_len || !q->send || !q->recv || !q->rdisp || !q->xmine ||
+        !q->xpeer || !q->vbuf) {
+        dq_free_memory(q, n * room);
+        return NULL;
     }
+    return q;
+}
 
-    /* Collective part: two private communicators, then agreement on the config. One
-     * MPI_Comm_idup at a time: with two outstanding on one communicator Open MPI 4.1.4
-     * (with a progress thread in MPI) left one PE's first idup incomplete forever while
-     * the other PE had finished both (test_stress, off-node; Open MPI issue 2025). */
+/* The agreement's vector. Each value travels with its complement: MAX of v and of ~v
+ * gives max and min in one reduction, so "all PEs agree" is max == ~(MAX of ~v). */
+enum {
+    DQ_AGREE_NOMEM = 0, /* some PE is out of memory */
+    DQ_AGREE_BAD = 1,   /* some PE rejected its arguments */
+    DQ_AGREE_ELEM = 2,  /* the pairs: value, then complement */
+    DQ_AGREE_MAX_BYTES = 4,
+    DQ_AGREE_XFER = 6,
+    DQ_AGREE_CHUNK = 8,
+    DQ_AGREE_ROOM = 10, /* may differ (default rooms): its max sizes the counts */
+    DQ_AGREE_LEN = 12
+};
+
+static int dq_all_same(const uint64_t *g, int at)
+{
+    return g[at] == ~g[at + 1];
+}
+
+/* Collective over the team: two private communicators (*comm for the flushes, *ctrl for
+ * the agreements), then the agreement on the config and on each PE's verdict (local).
+ * Returns local if this PE failed, else the team's verdict (ARG, NOMEM) or an MPI error;
+ * on any failure the communicators are freed. *maxroom: the largest room on any PE.
+ * One MPI_Comm_idup at a time: with two outstanding on one communicator Open MPI 4.1.4
+ * (with a progress thread in MPI) left one PE's first idup incomplete forever while
+ * the other PE had finished both (test_stress, off-node; Open MPI issue 2025). */
+static int dq_agree(const char *routine, shmem_team_t team, const struct dq_params *want,
+                    int local, MPI_Comm *comm_out, MPI_Comm *ctrl_out, size_t *maxroom)
+{
     MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
     MPI_Request req;
     int mrc = MPI_Comm_idup(team->comm, &comm, &req);
@@ -224,27 +277,39 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         mrc = MPI_Comm_idup(team->comm, &ctrl, &req);
     if (mrc == MPI_SUCCESS)
         mrc = shmemi_agree_wait(&req, team->comm, routine);
-    /* MAX of v and of ~v gives max and min in one reduction. */
-    uint64_t a[12] = {local == SHMEM_QUEUE_ERR_NOMEM, local && local != SHMEM_QUEUE_ERR_NOMEM,
-                      elem, ~(uint64_t)elem, maxb, ~maxb, (uint64_t)xfer, ~(uint64_t)xfer,
-                      chunk, ~(uint64_t)chunk, room, ~(uint64_t)room};
-    uint64_t g[12];
+    uint64_t mine[DQ_AGREE_LEN] = {
+        [DQ_AGREE_NOMEM] = local == SHMEM_QUEUE_ERR_NOMEM,
+        [DQ_AGREE_BAD] = local && local != SHMEM_QUEUE_ERR_NOMEM,
+        [DQ_AGREE_ELEM] = want->elem,
+        [DQ_AGREE_ELEM + 1] = ~(uint64_t)want->elem,
+        [DQ_AGREE_MAX_BYTES] = want->max_bytes,
+        [DQ_AGREE_MAX_BYTES + 1] = ~want->max_bytes,
+        [DQ_AGREE_XFER] = (uint64_t)want->xfer,
+        [DQ_AGREE_XFER + 1] = ~(uint64_t)want->xfer,
+        [DQ_AGREE_CHUNK] = want->chunk,
+        [DQ_AGREE_CHUNK + 1] = ~(uint64_t)want->chunk,
+        [DQ_AGREE_ROOM] = want->room,
+        [DQ_AGREE_ROOM + 1] = ~(uint64_t)want->room,
+    };
+    uint64_t all[DQ_AGREE_LEN];
     if (mrc == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(ctrl, MPI_ERRORS_RETURN);
-        MPI_Request r;
-        mrc = MPI_Iallreduce(a, g, 12, MPI_UINT64_T, MPI_MAX, ctrl, &r);
+        mrc = MPI_Iallreduce(mine, all, DQ_AGREE_LEN, MPI_UINT64_T, MPI_MAX, ctrl, &req);
         if (mrc == MPI_SUCCESS)
-            mrc = shmemi_agree_wait(&r, ctrl, routine);
+            mrc = shmemi_agree_wait(&req, ctrl, routine);
     }
     int rc = local;
     if (mrc != MPI_SUCCESS) {
         rc = shmemi_queue_mpi_err(routine, "MPI_Comm_idup/MPI_Iallreduce", mrc);
     } else if (!rc) {
-        if (g[1] || g[2] != ~g[3] || g[4] != ~g[5] || g[6] != ~g[7] || g[8] != ~g[9]) {
-            shmemi_debug(routine, "the PEs of the team disagree on the config (or one has a bad one)");
+        if (all[DQ_AGREE_BAD] || !dq_all_same(all, DQ_AGREE_ELEM) ||
+            !dq_all_same(all, DQ_AGREE_MAX_BYTES) || !dq_all_same(all, DQ_AGREE_XFER) ||
+            !dq_all_same(all, DQ_AGREE_CHUNK)) {
+            shmemi_debug(routine,
+                         "the PEs of the team disagree on the config (or one has a bad one)");
             rc = SHMEM_QUEUE_ERR_ARG;
-        } else if (g[0]) {
+        } else if (all[DQ_AGREE_NOMEM]) {
             rc = SHMEM_QUEUE_ERR_NOMEM;
         }
     }
@@ -253,14 +318,19 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
             MPI_Comm_free(&comm);
         if (ctrl != MPI_COMM_NULL)
             MPI_Comm_free(&ctrl);
-        if (q) {
-            dq_free_memory(q, (size_t)npes * room);
-        }
         return rc;
     }
+    *comm_out = comm;
+    *ctrl_out = ctrl;
+    *maxroom = (size_t)all[DQ_AGREE_ROOM];
+    return 0;
+}
 
-    /* The largest room on any PE decides whether int counts and displacements do. */
-    size_t maxroom = (size_t)g[10];
+/* The exchange every PE uses (the same inputs on every PE: agreed). The largest room on
+ * any PE decides whether int counts and displacements do. */
+static int dq_choose_transfer(int asked, size_t maxroom, int npes)
+{
+    int xfer = asked;
     int fits_int = maxroom <= (size_t)INT_MAX / (size_t)npes;
     if (xfer == SHMEMI_DATAQ_XFER_V && !fits_int)
         xfer = SHMEMI_DATAQ_XFER_AUTO;
@@ -275,32 +345,67 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         xfer = fits_int ? SHMEMI_DATAQ_XFER_V : SHMEMI_DATAQ_XFER_ROUNDS;
 #endif
     }
+    return xfer;
+}
 
-    q->shared = qconfig->thread_model == SHMEM_QUEUE_SHARED;
+/* Fill in the agreed queue, list it for finalize and publish its magic last. */
+static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t team,
+                       const struct dq_params *want, int shared, MPI_Comm comm, MPI_Comm ctrl,
+                       int xfer)
+{
+    q->shared = shared;
     pthread_mutex_init(&q->lock, NULL);
     q->queue_id = SHMEMI_DATAQ_ID_BIT | __atomic_add_fetch(&next_queue_id, 1, __ATOMIC_RELAXED);
     q->team = team;
     q->comm = comm;
     q->ctrl = ctrl;
-    q->h.npes = npes;
+    q->h.npes = team->n_pes;
     q->me = team->my_pe;
-    q->h.elem = elem;
-    q->h.room = room;
-    q->h.room_elems = room / elem;
-    for (int p = 0; p < npes; p++) {
-        q->h.out_at[p] = q->buf_out + (size_t)p * room;
-        q->h.in_at[p] = q->buf_in + (size_t)p * room;
+    q->h.elem = want->elem;
+    q->h.room = want->room;
+    q->h.room_elems = want->room / want->elem;
+    for (int p = 0; p < q->h.npes; p++) {
+        q->h.out_at[p] = q->buf_out + (size_t)p * want->room;
+        q->h.in_at[p] = q->buf_in + (size_t)p * want->room;
     }
     q->h.any_from = 0;
     q->xfer = xfer;
-    q->chunk = chunk;
+    q->chunk = want->chunk;
     q->h.phase = SHMEMI_DATAQ_IDLE;
     if (dq_live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
-                             will not see the queue */
+                                will not see the queue */
         shmemi_debug(routine, "out of memory for the finalize list");
     /* SHARED queues get the other magic: the inline paths leave them to the library */
-    __atomic_store_n(&q->h.magic, q->shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+    __atomic_store_n(&q->h.magic, shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
                      __ATOMIC_RELEASE);
+}
+
+int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
+                            shmem_team_t team)
+{
+    static const char *routine = "shmem_queue_data_create";
+    int rc = dq_check_team(routine, team);
+    if (rc)
+        return rc;
+    int npes = team->n_pes;
+    struct dq_params want;
+    int local = dq_check_config(routine, queue, qconfig, npes, &want);
+    dq_read_transfer_knobs(&want);
+    struct shmemi_dataq *q = NULL;
+    if (!local && (q = dq_allocate(npes, want.room)) == NULL) {
+        shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);
+        local = SHMEM_QUEUE_ERR_NOMEM;
+    }
+    MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
+    size_t maxroom = 0;
+    rc = dq_agree(routine, team, &want, local, &comm, &ctrl, &maxroom);
+    if (rc) {
+        if (q)
+            dq_free_memory(q, (size_t)npes * want.room);
+        return rc;
+    }
+    dq_go_live(routine, q, team, &want, qconfig->thread_model == SHMEM_QUEUE_SHARED, comm, ctrl,
+               dq_choose_transfer(want.xfer, maxroom, npes));
     *queue = (shmem_queue_t)(void *)q;
     return 0;
 }
