@@ -99,8 +99,6 @@ static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
     return b / q->h.elem;
 }
 
-/* ---- public routines ---- */
-
 const char shmemi_dataq_finalize_routine[] = "shmem_finalize";
 
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
@@ -410,6 +408,8 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     return 0;
 }
 SHMEMI_PROFILE(shmem_queue_data_create)
+
+/* ---- push, pop, flush, queries, destroy, finalize ---- */
 
 /* The out-of-line push: shmemq/dataq.h inlines the common case and calls this for the
  * rest (FULL, errors, SHARED queues). Parenthesized: shmem_queue_data_push is a macro. */
