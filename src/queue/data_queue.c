@@ -1,27 +1,18 @@
 /*
- * data_queue.c: OpenSHMEM data queues over MPI collectives (docs/data_queues.md).
+ * data_queue.c: the OpenSHMEM data-queue API (docs/data_queues.md): create, push, pop,
+ * global flush, progress, the queries, destroy, and finalize's release of the queues a
+ * program left alive (with the list of live queues it needs).
  *
- * Push and pop are local memcpy's into per-peer rooms. A flush is three steps on a
- * private dup of the team's communicator, all nonblocking so that a waiting PE keeps
- * progressing everything else:
- *   1. MPI_Ialltoall of {outgoing bytes to q, free incoming bytes for q} per peer:
- *      both ends of every pair then compute the same amount to move;
- *   2. MPI_Iallreduce(MAX) of {overflow, rounds needed}, started together with
- *   3. one MPI_Ialltoallv straight from the outgoing rooms into the incoming rooms
- *      (MPI_Ialltoallv_c, or rounds of MPI_Ialltoallw, when counts exceed int).
- * The background flush of shmem_queue_data_progress runs the same steps, one test per
- * call. Because PEs may call progress different numbers of times, the global flush
- * and destroy first agree (on a second communicator) on how many flushes were
- * started and let every PE catch up, so the collectives always match. That agreement
- * also carries each PE's verdict on its arguments and which routine it is in (global
- * flush or destroy), so a bad argument or a mismatch on one PE fails the routine on
- * every PE instead of leaving the others waiting (agree.c).
+ * Push and pop are local memcpy's into per-peer rooms; the flush engine that moves the
+ * rooms' contents is dq_flush.c. The global flush and destroy first agree with every
+ * PE of the team (shmemi_dataq_sync); that agreement also carries each PE's verdict on
+ * its arguments and which routine it is in (global flush or destroy), so a bad argument
+ * or a mismatch on one PE fails the routine on every PE instead of leaving the others
+ * waiting (agree.c).
  */
 #include "data_queue.h"
 #include "../mpi_rma/agree.h"
-#include <hwloc.h>
 #include <limits.h>
-#include <sched.h>
 
 static uint64_t next_queue_id; /* atomically incremented */
 
@@ -31,7 +22,7 @@ static struct shmemi_dataq **live;
 static int n_live, cap_live;
 static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static int live_add(struct shmemi_dataq *q)
+static int dq_live_add(struct shmemi_dataq *q)
 {
     int rc = 0;
     pthread_mutex_lock(&live_lock);
@@ -49,7 +40,7 @@ static int live_add(struct shmemi_dataq *q)
     return rc;
 }
 
-static void live_remove(struct shmemi_dataq *q)
+static void dq_live_remove(struct shmemi_dataq *q)
 {
     pthread_mutex_lock(&live_lock);
     for (int i = 0; i < n_live; i++) {
@@ -62,21 +53,10 @@ static void live_remove(struct shmemi_dataq *q)
     pthread_mutex_unlock(&live_lock);
 }
 
-/* ---- locking (SHMEM_QUEUE_SHARED only) ---- */
-static inline void dq_lock(struct shmemi_dataq *q)
-{
-    if (q->shared)
-        pthread_mutex_lock(&q->lock);
-}
-static inline void dq_unlock(struct shmemi_dataq *q)
-{
-    if (q->shared)
-        pthread_mutex_unlock(&q->lock);
-}
-
 /* Handle check for every routine: NULL -> ARG; not a live data queue (a comm queue,
  * a destroyed queue) -> STATE. */
-static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+static inline int dq_check_handle(const char *routine, shmem_queue_t queue,
+                                  struct shmemi_dataq **out)
 {
     if (SHMEMI_UNLIKELY(queue == NULL)) {
         shmemi_debug(routine, "queue is NULL");
@@ -97,9 +77,10 @@ static inline int dq_get(const char *routine, shmem_queue_t queue, struct shmemi
 /* The handle check of the collective routines (global flush, destroy): a PE with a bad
  * handle cannot take part, and its peers will wait for it, so say so even without
  * SHMEM_DEBUG (under it, the peers' watchdog ends the job). */
-static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_dataq **out)
+static int dq_check_handle_coll(const char *routine, shmem_queue_t queue,
+                                struct shmemi_dataq **out)
 {
-    int rc = dq_get(routine, queue, out);
+    int rc = dq_check_handle(routine, queue, out);
     if (SHMEMI_UNLIKELY(rc))
         shmemi_agree_orphan(routine, queue == NULL ? "the queue handle is NULL"
                                                    : "the queue handle is not a live data "
@@ -110,7 +91,7 @@ static int dq_get_coll(const char *routine, shmem_queue_t queue, struct shmemi_d
 
 /* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
  * (so the inline push needs no counter). Caller holds the lock. */
-static uint64_t dq_pushed(const struct shmemi_dataq *q)
+static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
 {
     uint64_t b = q->stats.bytes;
     for (int p = 0; p < q->h.npes; p++)
@@ -118,367 +99,13 @@ static uint64_t dq_pushed(const struct shmemi_dataq *q)
     return b / q->h.elem;
 }
 
-/* ---- default room from the cache size ---- */
-static size_t cache_bytes;
-static const char *cache_name = "none found: 1 MiB assumed";
-static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
-
-static void read_cache_size(void)
-{
-    hwloc_topology_t topo;
-    size_t sz = 0;
-    if (hwloc_topology_init(&topo) == 0) {
-        if (hwloc_topology_load(topo) == 0) {
-            /* L2 first (per core: the outgoing rooms are written by this core); else the
-             * last level cache there is. */
-            static const hwloc_obj_type_t order[] = {HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE,
-                                                     HWLOC_OBJ_L4CACHE, HWLOC_OBJ_L1CACHE};
-            for (size_t i = 0; i < sizeof order / sizeof order[0] && sz == 0; i++) {
-                hwloc_obj_t o = hwloc_get_obj_by_type(topo, order[i], 0);
-                if (o && o->attr) {
-                    sz = (size_t)o->attr->cache.size;
-                    cache_name = i == 0 ? "L2" : i == 1 ? "L3" : i == 2 ? "L4" : "L1";
-                }
-            }
-        }
-        hwloc_topology_destroy(topo);
-    }
-    cache_bytes = sz ? sz : (size_t)1 << 20;
-}
-
-/* Default bytes per peer: outgoing + incoming rooms of all peers together fill the
- * cache, but never less than 4 KiB per peer. Multiple of elem, at least one elem. */
-static size_t default_room(size_t elem, int npes)
-{
-    pthread_once(&cache_once, read_cache_size);
-    size_t r = cache_bytes / (2 * (size_t)npes);
-    if (r < 4096)
-        r = 4096;
-    r -= r % elem;
-    return r ? r : elem;
-}
-
-/* One line for shmemq_info: the default room and the hwloc figure behind it. */
-void shmemi_dataq_describe(char *buf, size_t n, int npes)
-{
-    size_t r = default_room(1, npes);
-    snprintf(buf, n, "%zu bytes per peer at %d PEs (cache %s of %zu bytes, from hwloc)", r,
-             npes, cache_name, cache_bytes);
-}
-
-/* ---- flush engine ---- */
-
-/* Snapshot and start a flush: compact incoming rooms, exchange {out, free} per peer. */
-static int flush_start(struct shmemi_dataq *q, int bg)
-{
-    dq_lock(q);
-    for (int p = 0; p < q->h.npes; p++) {
-        char *base = q->h.in_at[p];
-        if (q->h.in_head[p]) {
-            memmove(base, base + q->h.in_head[p], q->h.in_len[p]);
-            q->h.in_head[p] = 0;
-        }
-        q->xmine[2 * p] = q->h.out_len[p];
-        q->xmine[2 * p + 1] = q->h.room - q->h.in_len[p];
-    }
-    /* Nothing waits in the own incoming room, and nothing can arrive in it but this
-     * flush's own data: the rooms can trade places at the end (flush_self). */
-    q->self_swap = q->h.in_len[q->me] == 0;
-    /* under the lock: a concurrent pop must see the flush in flight (see take()) */
-    q->h.phase = SHMEMI_DATAQ_COUNTS;
-    dq_unlock(q);
-    q->started++;
-    q->bg = bg;
-    q->nreq = 1;
-    int rc = MPI_Ialltoall(q->xmine, 2, MPI_UINT64_T, q->xpeer, 2, MPI_UINT64_T, q->comm,
-                           &q->req[0]);
-    if (rc != MPI_SUCCESS) {
-        q->h.phase = SHMEMI_DATAQ_IDLE;
-        q->nreq = 0;
-        return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoall", rc);
-    }
-    return 0;
-}
-
-/* One round of the big-count fallback: pair (me, p) moves bytes [r*chunk, (r+1)*chunk)
- * of its amount, described by an hindexed type so no displacement must fit in int. */
-static int start_round(struct shmemi_dataq *q)
-{
-    int n = q->h.npes;
-    int *cnt = (int *)q->vbuf;         /* 2n: send counts, recv counts (all 1 or 0) */
-    int *dsp = cnt + 2 * n;            /* 2n: zeros */
-    MPI_Datatype *ty = (MPI_Datatype *)(void *)(dsp + 2 * n); /* 2n */
-    size_t off = (size_t)q->round * q->chunk;
-    for (int p = 0; p < n; p++) {
-        for (int dir = 0; dir < 2; dir++) {
-            size_t amount = p == q->me ? 0 : dir == 0 ? q->send[p] : q->recv[p];
-            size_t len = amount > off ? amount - off : 0;
-            if (len > q->chunk)
-                len = q->chunk;
-            int i = dir * n + p;
-            dsp[i] = 0;
-            if (len == 0) {
-                cnt[i] = 0;
-                ty[i] = MPI_BYTE;
-                continue;
-            }
-            int blen = (int)len;
-            MPI_Aint d = dir == 0 ? (MPI_Aint)((size_t)p * q->h.room + off)
-                                  : (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p] + off);
-            MPI_Type_create_hindexed(1, &blen, &d, MPI_BYTE, &ty[i]);
-            MPI_Type_commit(&ty[i]);
-            cnt[i] = 1;
-        }
-    }
-    int rc = MPI_Ialltoallw(q->buf_out, cnt, dsp, ty, q->buf_in, cnt + n, dsp + n, ty + n, q->comm,
-                            &q->req[0]);
-    q->nreq = 1;
-    q->stats.bursts++;
-    return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallw", rc);
-}
-
-static void free_round_types(struct shmemi_dataq *q)
-{
-    int n = q->h.npes;
-    MPI_Datatype *ty = (MPI_Datatype *)(void *)((int *)q->vbuf + 4 * n);
-    for (int i = 0; i < 2 * n; i++)
-        if (ty[i] != MPI_BYTE && ty[i] != MPI_DATATYPE_NULL)
-            MPI_Type_free(&ty[i]);
-}
-
-static int start_payload(struct shmemi_dataq *q)
-{
-    int n = q->h.npes, rc;
-    q->stats.bursts++;
-    if (q->xfer == SHMEMI_DATAQ_XFER_V) {
-        int *v = (int *)q->vbuf;
-        for (int p = 0; p < n; p++) {
-            int other = p != q->me; /* the own rooms are flush_self's */
-            v[p] = other ? (int)q->send[p] : 0;
-            v[n + p] = (int)((size_t)p * q->h.room);
-            v[2 * n + p] = other ? (int)q->recv[p] : 0;
-            v[3 * n + p] = other ? (int)((size_t)p * q->h.room + q->rdisp[p]) : 0;
-        }
-        rc = MPI_Ialltoallv(q->buf_out, v, v + n, MPI_BYTE, q->buf_in, v + 2 * n, v + 3 * n, MPI_BYTE,
-                            q->comm, &q->req[1]);
-        return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv", rc);
-    }
-#if MPI_VERSION >= 4
-    MPI_Count *c = (MPI_Count *)q->vbuf;
-    MPI_Aint *d = (MPI_Aint *)(void *)(c + 2 * n);
-    for (int p = 0; p < n; p++) {
-        int other = p != q->me; /* the own rooms are flush_self's */
-        c[p] = other ? (MPI_Count)q->send[p] : 0;
-        c[n + p] = other ? (MPI_Count)q->recv[p] : 0;
-        d[p] = (MPI_Aint)((size_t)p * q->h.room);
-        d[n + p] = other ? (MPI_Aint)((size_t)p * q->h.room + q->rdisp[p]) : 0;
-    }
-    rc = MPI_Ialltoallv_c(q->buf_out, c, d, MPI_BYTE, q->buf_in, c + n, d + n, MPI_BYTE, q->comm,
-                          &q->req[1]);
-    return rc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c", rc);
-#else
-    return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
-#endif
-}
-
-/* The PE's own share of a flush, which MPI does not move (a self-copy inside
- * MPI_Alltoallv cost as much as the exchange with a peer: bench/README.md). Swap: the
- * incoming room was empty at the start, so the outgoing room becomes the incoming one
- * whole, pushes made since the start included (they fit: the room is the same size and
- * per-source order holds); returns 1, all done. Otherwise copies what the agreed
- * send[me] (== recv[me]) allows, as MPI would, and returns 0: flush_finish then does
- * the bookkeeping it does for every peer. */
-static int flush_self(struct shmemi_dataq *q)
-{
-    int me = q->me;
-    struct shmemq_dataq_hot *h = &q->h;
-    if (q->self_swap) {
-        char *t = h->in_at[me];
-        h->in_at[me] = h->out_at[me];
-        h->out_at[me] = t;
-        h->in_head[me] = 0;
-        h->in_len[me] = h->out_len[me];
-        q->stats.bytes += h->out_len[me];
-        h->out_len[me] = 0;
-        return 1;
-    }
-    memcpy(h->in_at[me] + q->rdisp[me], h->out_at[me], q->send[me]);
-    return 0;
-}
-
-/* Apply a completed exchange: drop what was sent (keep the rest in order at the
- * front), make what arrived visible. */
-static void flush_finish(struct shmemi_dataq *q)
-{
-    dq_lock(q);
-    for (int p = 0; p < q->h.npes; p++) {
-        if (p == q->me && flush_self(q))
-            continue;
-        size_t s = q->send[p];
-        if (s) {
-            char *base = q->h.out_at[p];
-            memmove(base, base + s, q->h.out_len[p] - s);
-            q->h.out_len[p] -= s;
-            q->stats.bytes += s;
-        }
-        q->h.in_len[p] += q->recv[p];
-    }
-    q->h.any_from = 0; /* sources may have data again */
-    q->stats.flushes++;
-    q->last_rc = q->agree_out[0] ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
-    q->h.phase = SHMEMI_DATAQ_IDLE;
-    dq_unlock(q);
-}
-
-/* Move the flush to its next phase once its requests are complete. */
-static int flush_advance(struct shmemi_dataq *q)
-{
-    int rc = 0;
-    switch (q->h.phase) {
-    case SHMEMI_DATAQ_COUNTS: {
-        uint64_t overflow = 0, maxb = 0;
-        for (int p = 0; p < q->h.npes; p++) {
-            uint64_t mine_out = q->xmine[2 * p], mine_free = q->xmine[2 * p + 1];
-            uint64_t peer_out = q->xpeer[2 * p], peer_free = q->xpeer[2 * p + 1];
-            q->send[p] = (size_t)(mine_out < peer_free ? mine_out : peer_free);
-            q->recv[p] = (size_t)(peer_out < mine_free ? peer_out : mine_free);
-            q->rdisp[p] = q->h.room - (size_t)mine_free; /* incoming was compacted at start */
-            if (q->send[p] < mine_out || q->recv[p] < peer_out)
-                overflow = 1;
-            if (p == q->me) /* not moved by MPI */
-                continue;
-            if (q->send[p] > maxb)
-                maxb = q->send[p];
-            if (q->recv[p] > maxb)
-                maxb = q->recv[p];
-        }
-        q->agree_in[0] = overflow;
-        q->agree_in[1] = (maxb + q->chunk - 1) / q->chunk;
-        rc = MPI_Iallreduce(q->agree_in, q->agree_out, 2, MPI_UINT64_T, MPI_MAX, q->comm,
-                            &q->req[0]);
-        if (rc != MPI_SUCCESS)
-            return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Iallreduce", rc);
-        q->nreq = 1;
-        q->h.phase = SHMEMI_DATAQ_AGREE;
-        if (q->xfer != SHMEMI_DATAQ_XFER_ROUNDS) {
-            if ((rc = start_payload(q)) != 0)
-                return rc;
-            q->nreq = 2;
-        }
-        return 0;
-    }
-    case SHMEMI_DATAQ_AGREE:
-        if (q->xfer == SHMEMI_DATAQ_XFER_ROUNDS && q->agree_out[1] > 0) {
-            q->nrounds = q->agree_out[1];
-            q->round = 0;
-            q->h.phase = SHMEMI_DATAQ_MOVE;
-            return start_round(q);
-        }
-        flush_finish(q);
-        return 0;
-    case SHMEMI_DATAQ_MOVE:
-        free_round_types(q);
-        if (++q->round < q->nrounds)
-            return start_round(q);
-        flush_finish(q);
-        return 0;
-    default:
-        return 0;
-    }
-}
-
-/* Advance the flush in flight. block: wait for each step (progressing everything
- * else meanwhile); otherwise test once per step. Returns 1 when idle, 0 when still in
- * flight, or an error (the flush is abandoned: the queue is then unusable). */
-static int flush_step(struct shmemi_dataq *q, int block)
-{
-    while (q->h.phase != SHMEMI_DATAQ_IDLE) {
-        int rc;
-        if (block) {
-            for (int i = 0; i < q->nreq; i++)
-                if ((rc = shmemi_wait_request(&q->req[i])) != MPI_SUCCESS)
-                    return shmemi_queue_mpi_err("shmem_queue_global_flush", "MPI_Wait", rc);
-        } else {
-            int all = 1;
-            for (int i = 0; i < q->nreq; i++) {
-                int done = 0;
-                rc = MPI_Test(&q->req[i], &done, MPI_STATUS_IGNORE);
-                if (rc != MPI_SUCCESS)
-                    return shmemi_queue_mpi_err("shmem_queue_data_progress", "MPI_Test", rc);
-                all &= done;
-            }
-            if (!all)
-                return 0;
-        }
-        q->nreq = 0;
-        if ((rc = flush_advance(q)) != 0) {
-            q->h.phase = SHMEMI_DATAQ_IDLE;
-            return rc;
-        }
-    }
-    return 1;
-}
-
-static const char dq_finalize_routine[] = "shmem_finalize";
-
-/* Which collective a dataq_sync belongs to (finalize's release counts as a destroy). */
-enum { DQ_SYNC_FLUSH = 1, DQ_SYNC_DESTROY = 2 };
-
-/* Make every PE reach `started == most flushes any PE wants`, given `mine`: runs on
- * q->ctrl so the agreement never mixes with a flush's collectives in flight on
- * q->comm; a flush already started (background, or the global flush's own) goes on
- * meanwhile. A PE that started fewer flushes runs the missing ones: they match the
- * others' in-flight ones, since every flush is the same sequence of collectives.
- * The same reduction is the argument agreement: bad (this PE rejected its arguments)
- * or PEs in different routines (kind) make every PE return SHMEM_QUEUE_ERR_ARG before
- * any catch-up, with nothing changed. */
-static int dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
-                      int bad)
-{
-    uint64_t in[4] = {mine, bad != 0, (uint64_t)kind, ~(uint64_t)kind}, out[4];
-    MPI_Request req;
-    int rc = MPI_Iallreduce(in, out, 4, MPI_UINT64_T, MPI_MAX, q->ctrl, &req);
-    if (rc == MPI_SUCCESS)
-        rc = shmemi_agree_wait(&req, q->ctrl, routine);
-    if (rc != MPI_SUCCESS)
-        return shmemi_queue_mpi_err(routine, "MPI_Iallreduce", rc);
-    if (out[1] || out[2] != ~out[3]) {
-        /* A PE in shmem_finalize meets peers in a global flush of a queue it never
-         * destroyed: they will never call the matching collective (this PE's next is
-         * MPI_Finalize), so say so and end the job rather than leave them waiting. */
-        if (!out[1] && routine == dq_finalize_routine)
-            shmemi_fatal(routine,
-                         "this PE reached shmem_finalize while other PEs of data queue %llu's "
-                         "team (%d PEs) wait in shmem_queue_global_flush on it (a global "
-                         "flush must be called by every PE of the team); ending the job",
-                         (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->h.npes);
-        if (!bad)
-            shmemi_debug(routine, out[1] ? "another PE of the queue's team rejected its "
-                                           "arguments: nothing was done"
-                                         : "the PEs of the queue's team called different "
-                                           "collectives (global flush, destroy): nothing "
-                                           "was done");
-        return SHMEM_QUEUE_ERR_ARG;
-    }
-    uint64_t most = out[0];
-    for (;;) {
-        int r = flush_step(q, 1);
-        if (r < 0)
-            return r;
-        if (q->started >= most)
-            return 0;
-        if ((r = flush_start(q, 0)) != 0)
-            return r;
-    }
-}
-
-/* ---- public routines ---- */
+const char shmemi_dataq_finalize_routine[] = "shmem_finalize";
 
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_dq_buf_give(q->buf_out, bufbytes);
-    shmemi_dq_buf_give(q->buf_in, bufbytes);
+    shmemi_dataq_buf_give(q->buf_out, bufbytes);
+    shmemi_dataq_buf_give(q->buf_in, bufbytes);
     free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
@@ -486,106 +113,159 @@ static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
     free(q);
 }
 
-int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
-                            shmem_team_t team)
+/* ---- create: validate, allocate, agree, choose the transfer ---- */
+
+/* What this PE asks for; the team must agree on all of it. */
+struct dq_params {
+    size_t elem;        /* data_elem_size (0 means 1) */
+    uint64_t max_bytes; /* as given; 0: the default room */
+    size_t room;        /* bytes per peer and direction, whole elements */
+    int xfer;           /* enum shmemi_dataq_xfer asked for (SHMEMQ_DATAQ_XFER) */
+    size_t chunk;       /* rounds mode: bytes per pair and round (SHMEMQ_DATAQ_CHUNK) */
+};
+
+/* Without a usable team there is no collective to take part in: these fail alone. */
+static int dq_check_team(const char *routine, shmem_team_t team)
 {
-    static const char *routine = "shmem_queue_data_create";
     if (!shmemi.initialized) {
         shmemi_debug(routine, "OpenSHMEM is not initialized");
         return SHMEM_QUEUE_ERR_STATE;
     }
-    /* Without a usable team there is no collective to take part in: fail alone. */
     if (team == SHMEM_TEAM_INVALID || team->comm == MPI_COMM_NULL || team->my_pe < 0) {
         shmemi_debug(routine, "invalid team, or this PE is not a member");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    /* Other argument errors still join the collective steps so every PE fails alike. */
-    int local = 0;
-    size_t elem = 1, room = 0;
-    uint64_t maxb = 0;
-    int npes = team->n_pes;
+    return 0;
+}
+
+/* This PE's verdict on its arguments (0, ARG or THREAD), filling *want as far as they
+ * are good. A bad one still joins the agreement, so every PE fails alike. */
+static int dq_check_config(const char *routine, shmem_queue_t *queue,
+                           const shmem_queue_config_t *qconfig, int npes, struct dq_params *want)
+{
+    want->elem = 1;
+    want->max_bytes = 0;
+    want->room = 0;
     if (queue == NULL || qconfig == NULL) {
         shmemi_debug(routine, "queue or config is NULL");
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->qtype != SHMEM_QUEUE_DATA) {
-        shmemi_debug(routine, "config qtype is not SHMEM_QUEUE_DATA");
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->thread_model != SHMEM_QUEUE_EXCLUSIVE &&
-               qconfig->thread_model != SHMEM_QUEUE_SHARED) {
-        shmemi_debug(routine, "bad thread_model %d", (int)qconfig->thread_model);
-        local = SHMEM_QUEUE_ERR_ARG;
-    } else if (qconfig->thread_model == SHMEM_QUEUE_SHARED &&
-               shmemi.thread_level < SHMEM_THREAD_MULTIPLE) {
-        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
-        local = SHMEM_QUEUE_ERR_THREAD;
-    } else {
-        elem = qconfig->data_elem_size ? qconfig->data_elem_size : 1;
-        maxb = qconfig->max_bytes;
-        if (maxb > SIZE_MAX) {
-            local = SHMEM_QUEUE_ERR_ARG;
-        } else if (maxb) {
-            room = (size_t)maxb - (size_t)maxb % elem; /* whole elements only */
-            if (room == 0) {
-                shmemi_debug(routine, "max_bytes %llu is smaller than one element (%zu bytes)",
-                             (unsigned long long)maxb, elem);
-                local = SHMEM_QUEUE_ERR_ARG;
-            }
-        } else {
-            room = default_room(elem, npes);
-        }
-        if (!local && room > SIZE_MAX / 2 / (size_t)npes) {
-            shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", room, npes);
-            local = SHMEM_QUEUE_ERR_ARG;
-        }
+        return SHMEM_QUEUE_ERR_ARG;
     }
+    if (qconfig->qtype != SHMEM_QUEUE_DATA) {
+        shmemi_debug(routine, "config qtype is not SHMEM_QUEUE_DATA");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (qconfig->thread_model != SHMEM_QUEUE_EXCLUSIVE &&
+        qconfig->thread_model != SHMEM_QUEUE_SHARED) {
+        shmemi_debug(routine, "bad thread_model %d", (int)qconfig->thread_model);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (qconfig->thread_model == SHMEM_QUEUE_SHARED &&
+        shmemi.thread_level < SHMEM_THREAD_MULTIPLE) {
+        shmemi_debug(routine, "SHMEM_QUEUE_SHARED needs SHMEM_THREAD_MULTIPLE");
+        return SHMEM_QUEUE_ERR_THREAD;
+    }
+    size_t elem = qconfig->data_elem_size ? qconfig->data_elem_size : 1;
+    uint64_t maxb = qconfig->max_bytes;
+    want->elem = elem;
+    want->max_bytes = maxb;
+    if (maxb > SIZE_MAX)
+        return SHMEM_QUEUE_ERR_ARG;
+    if (maxb) {
+        want->room = (size_t)maxb - (size_t)maxb % elem; /* whole elements only */
+        if (want->room == 0) {
+            shmemi_debug(routine, "max_bytes %llu is smaller than one element (%zu bytes)",
+                         (unsigned long long)maxb, elem);
+            return SHMEM_QUEUE_ERR_ARG;
+        }
+    } else {
+        want->room = shmemi_dataq_default_room(elem, npes);
+    }
+    if (want->room > SIZE_MAX / 2 / (size_t)npes) {
+        shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", want->room, npes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    return 0;
+}
 
-    /* Transfer mode and chunk (test knobs; every PE must use the same). */
-    int xfer = SHMEMI_DATAQ_XFER_AUTO;
+/* Transfer mode and chunk: test knobs from the environment (every PE must use the same;
+ * the agreement checks). */
+static void dq_read_transfer_knobs(struct dq_params *want)
+{
+    want->xfer = SHMEMI_DATAQ_XFER_AUTO;
     const char *xs = getenv("SHMEMQ_DATAQ_XFER");
     if (xs && !strcmp(xs, "v"))
-        xfer = SHMEMI_DATAQ_XFER_V;
+        want->xfer = SHMEMI_DATAQ_XFER_V;
     else if (xs && !strcmp(xs, "c"))
-        xfer = SHMEMI_DATAQ_XFER_C;
+        want->xfer = SHMEMI_DATAQ_XFER_C;
     else if (xs && !strcmp(xs, "rounds"))
-        xfer = SHMEMI_DATAQ_XFER_ROUNDS;
-    size_t chunk = SHMEMI_MAX_MPI_COUNT;
+        want->xfer = SHMEMI_DATAQ_XFER_ROUNDS;
+    want->chunk = SHMEMI_MAX_MPI_COUNT;
     const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
-    if (cs && (shmemi_parse_size(cs, &chunk) != 0 || chunk == 0 || chunk > INT_MAX))
-        chunk = SHMEMI_MAX_MPI_COUNT;
+    if (cs && (shmemi_parse_size(cs, &want->chunk) != 0 || want->chunk == 0 ||
+               want->chunk > INT_MAX))
+        want->chunk = SHMEMI_MAX_MPI_COUNT;
+}
 
-    struct shmemi_dataq *q = NULL;
-    if (!local) {
-        size_t n = (size_t)npes;
-        q = calloc(1, sizeof *q);
-        if (q) {
-            q->buf_out = shmemi_dq_buf_take(n * room);
-            q->buf_in = shmemi_dq_buf_take(n * room);
-            q->h.out_at = calloc(n, sizeof(char *));
-            q->h.in_at = calloc(n, sizeof(char *));
-            q->h.out_len = calloc(n, sizeof(size_t));
-            q->h.in_head = calloc(n, sizeof(size_t));
-            q->h.in_len = calloc(n, sizeof(size_t));
-            q->send = calloc(n, sizeof(size_t));
-            q->recv = calloc(n, sizeof(size_t));
-            q->rdisp = calloc(n, sizeof(size_t));
-            q->xmine = calloc(2 * n, sizeof(uint64_t));
-            q->xpeer = calloc(2 * n, sizeof(uint64_t));
-            /* big enough for every mode: 4n ints + 2n types, or 2n counts + 2n displs */
-            size_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
-            size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
-            q->vbuf = calloc(1, vb > vc ? vb : vc);
-        }
-        if (!q || !q->buf_out || !q->buf_in || !q->h.out_at || !q->h.in_at || !q->h.out_len || !q->h.in_head || !q->h.in_len || !q->send ||
-            !q->recv || !q->rdisp || !q->xmine || !q->xpeer || !q->vbuf) {
-            shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, room);
-            local = SHMEM_QUEUE_ERR_NOMEM;
-        }
+/* The queue and all its arrays for npes peers of `room` bytes, or NULL (nothing kept). */
+static struct shmemi_dataq *dq_allocate(int npes, size_t room)
+{
+    size_t n = (size_t)npes;
+    struct shmemi_dataq *q = calloc(1, sizeof *q);
+    if (q == NULL)
+        return NULL;
+    q->buf_out = shmemi_dataq_buf_take(n * room);
+    q->buf_in = shmemi_dataq_buf_take(n * room);
+    q->h.out_at = calloc(n, sizeof(char *));
+    q->h.in_at = calloc(n, sizeof(char *));
+    q->h.out_len = calloc(n, sizeof(size_t));
+    q->h.in_head = calloc(n, sizeof(size_t));
+    q->h.in_len = calloc(n, sizeof(size_t));
+    q->send = calloc(n, sizeof(size_t));
+    q->recv = calloc(n, sizeof(size_t));
+    q->rdisp = calloc(n, sizeof(size_t));
+    q->xmine = calloc(2 * n, sizeof(uint64_t));
+    q->xpeer = calloc(2 * n, sizeof(uint64_t));
+    /* big enough for every mode: 4n ints + 2n types, or 2n counts + 2n displs */
+    size_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
+    size_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
+    q->vbuf = calloc(1, vb > vc ? vb : vc);
+    if (!q->buf_out || !q->buf_in || !q->h.out_at || !q->h.in_at || !q->h.out_len ||
+        !q->h.in_head || !q->h.in_len || !q->send || !q->recv || !q->rdisp || !q->xmine ||
+        !q->xpeer || !q->vbuf) {
+        dq_free_memory(q, n * room);
+        return NULL;
     }
+    return q;
+}
 
-    /* Collective part: two private communicators, then agreement on the config. One
-     * MPI_Comm_idup at a time: with two outstanding on one communicator Open MPI 4.1.4
-     * (with a progress thread in MPI) left one PE's first idup incomplete forever while
-     * the other PE had finished both (test_stress, off-node; Open MPI issue 2025). */
+/* The agreement's vector. Each value travels with its complement: MAX of v and of ~v
+ * gives max and min in one reduction, so "all PEs agree" is max == ~(MAX of ~v). */
+enum {
+    DQ_AGREE_NOMEM = 0, /* some PE is out of memory */
+    DQ_AGREE_BAD = 1,   /* some PE rejected its arguments */
+    DQ_AGREE_ELEM = 2,  /* the pairs: value, then complement */
+    DQ_AGREE_MAX_BYTES = 4,
+    DQ_AGREE_XFER = 6,
+    DQ_AGREE_CHUNK = 8,
+    DQ_AGREE_ROOM = 10, /* may differ (default rooms): its max sizes the counts */
+    DQ_AGREE_LEN = 12
+};
+
+static int dq_all_same(const uint64_t *g, int at)
+{
+    return g[at] == ~g[at + 1];
+}
+
+/* Collective over the team: two private communicators (*comm for the flushes, *ctrl for
+ * the agreements), then the agreement on the config and on each PE's verdict (local).
+ * Returns local if this PE failed, else the team's verdict (ARG, NOMEM) or an MPI error;
+ * on any failure the communicators are freed. *maxroom: the largest room on any PE.
+ * One MPI_Comm_idup at a time: with two outstanding on one communicator Open MPI 4.1.4
+ * (with a progress thread in MPI) left one PE's first idup incomplete forever while
+ * the other PE had finished both (test_stress, off-node; Open MPI issue 2025). */
+static int dq_agree(const char *routine, shmem_team_t team, const struct dq_params *want,
+                    int local, MPI_Comm *comm_out, MPI_Comm *ctrl_out, size_t *maxroom)
+{
     MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
     MPI_Request req;
     int mrc = MPI_Comm_idup(team->comm, &comm, &req);
@@ -595,27 +275,39 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         mrc = MPI_Comm_idup(team->comm, &ctrl, &req);
     if (mrc == MPI_SUCCESS)
         mrc = shmemi_agree_wait(&req, team->comm, routine);
-    /* MAX of v and of ~v gives max and min in one reduction. */
-    uint64_t a[12] = {local == SHMEM_QUEUE_ERR_NOMEM, local && local != SHMEM_QUEUE_ERR_NOMEM,
-                      elem, ~(uint64_t)elem, maxb, ~maxb, (uint64_t)xfer, ~(uint64_t)xfer,
-                      chunk, ~(uint64_t)chunk, room, ~(uint64_t)room};
-    uint64_t g[12];
+    uint64_t mine[DQ_AGREE_LEN] = {
+        [DQ_AGREE_NOMEM] = local == SHMEM_QUEUE_ERR_NOMEM,
+        [DQ_AGREE_BAD] = local && local != SHMEM_QUEUE_ERR_NOMEM,
+        [DQ_AGREE_ELEM] = want->elem,
+        [DQ_AGREE_ELEM + 1] = ~(uint64_t)want->elem,
+        [DQ_AGREE_MAX_BYTES] = want->max_bytes,
+        [DQ_AGREE_MAX_BYTES + 1] = ~want->max_bytes,
+        [DQ_AGREE_XFER] = (uint64_t)want->xfer,
+        [DQ_AGREE_XFER + 1] = ~(uint64_t)want->xfer,
+        [DQ_AGREE_CHUNK] = want->chunk,
+        [DQ_AGREE_CHUNK + 1] = ~(uint64_t)want->chunk,
+        [DQ_AGREE_ROOM] = want->room,
+        [DQ_AGREE_ROOM + 1] = ~(uint64_t)want->room,
+    };
+    uint64_t all[DQ_AGREE_LEN];
     if (mrc == MPI_SUCCESS) {
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
         MPI_Comm_set_errhandler(ctrl, MPI_ERRORS_RETURN);
-        MPI_Request r;
-        mrc = MPI_Iallreduce(a, g, 12, MPI_UINT64_T, MPI_MAX, ctrl, &r);
+        mrc = MPI_Iallreduce(mine, all, DQ_AGREE_LEN, MPI_UINT64_T, MPI_MAX, ctrl, &req);
         if (mrc == MPI_SUCCESS)
-            mrc = shmemi_agree_wait(&r, ctrl, routine);
+            mrc = shmemi_agree_wait(&req, ctrl, routine);
     }
     int rc = local;
     if (mrc != MPI_SUCCESS) {
         rc = shmemi_queue_mpi_err(routine, "MPI_Comm_idup/MPI_Iallreduce", mrc);
     } else if (!rc) {
-        if (g[1] || g[2] != ~g[3] || g[4] != ~g[5] || g[6] != ~g[7] || g[8] != ~g[9]) {
-            shmemi_debug(routine, "the PEs of the team disagree on the config (or one has a bad one)");
+        if (all[DQ_AGREE_BAD] || !dq_all_same(all, DQ_AGREE_ELEM) ||
+            !dq_all_same(all, DQ_AGREE_MAX_BYTES) || !dq_all_same(all, DQ_AGREE_XFER) ||
+            !dq_all_same(all, DQ_AGREE_CHUNK)) {
+            shmemi_debug(routine,
+                         "the PEs of the team disagree on the config (or one has a bad one)");
             rc = SHMEM_QUEUE_ERR_ARG;
-        } else if (g[0]) {
+        } else if (all[DQ_AGREE_NOMEM]) {
             rc = SHMEM_QUEUE_ERR_NOMEM;
         }
     }
@@ -624,14 +316,19 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
             MPI_Comm_free(&comm);
         if (ctrl != MPI_COMM_NULL)
             MPI_Comm_free(&ctrl);
-        if (q) {
-            dq_free_memory(q, (size_t)npes * room);
-        }
         return rc;
     }
+    *comm_out = comm;
+    *ctrl_out = ctrl;
+    *maxroom = (size_t)all[DQ_AGREE_ROOM];
+    return 0;
+}
 
-    /* The largest room on any PE decides whether int counts and displacements do. */
-    size_t maxroom = (size_t)g[10];
+/* The exchange every PE uses (the same inputs on every PE: agreed). The largest room on
+ * any PE decides whether int counts and displacements do. */
+static int dq_choose_transfer(int asked, size_t maxroom, int npes)
+{
+    int xfer = asked;
     int fits_int = maxroom <= (size_t)INT_MAX / (size_t)npes;
     if (xfer == SHMEMI_DATAQ_XFER_V && !fits_int)
         xfer = SHMEMI_DATAQ_XFER_AUTO;
@@ -646,36 +343,73 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         xfer = fits_int ? SHMEMI_DATAQ_XFER_V : SHMEMI_DATAQ_XFER_ROUNDS;
 #endif
     }
+    return xfer;
+}
 
-    q->shared = qconfig->thread_model == SHMEM_QUEUE_SHARED;
+/* Fill in the agreed queue, list it for finalize and publish its magic last. */
+static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t team,
+                       const struct dq_params *want, int shared, MPI_Comm comm, MPI_Comm ctrl,
+                       int xfer)
+{
+    q->shared = shared;
     pthread_mutex_init(&q->lock, NULL);
     q->queue_id = SHMEMI_DATAQ_ID_BIT | __atomic_add_fetch(&next_queue_id, 1, __ATOMIC_RELAXED);
     q->team = team;
     q->comm = comm;
     q->ctrl = ctrl;
-    q->h.npes = npes;
+    q->h.npes = team->n_pes;
     q->me = team->my_pe;
-    q->h.elem = elem;
-    q->h.room = room;
-    q->h.room_elems = room / elem;
-    for (int p = 0; p < npes; p++) {
-        q->h.out_at[p] = q->buf_out + (size_t)p * room;
-        q->h.in_at[p] = q->buf_in + (size_t)p * room;
+    q->h.elem = want->elem;
+    q->h.room = want->room;
+    q->h.room_elems = want->room / want->elem;
+    for (int p = 0; p < q->h.npes; p++) {
+        q->h.out_at[p] = q->buf_out + (size_t)p * want->room;
+        q->h.in_at[p] = q->buf_in + (size_t)p * want->room;
     }
     q->h.any_from = 0;
     q->xfer = xfer;
-    q->chunk = chunk;
+    q->chunk = want->chunk;
     q->h.phase = SHMEMI_DATAQ_IDLE;
-    if (live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
-                             will not see the queue */
+    if (dq_live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
+                                will not see the queue */
         shmemi_debug(routine, "out of memory for the finalize list");
     /* SHARED queues get the other magic: the inline paths leave them to the library */
-    __atomic_store_n(&q->h.magic, q->shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+    __atomic_store_n(&q->h.magic, shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
                      __ATOMIC_RELEASE);
+}
+
+int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
+                            shmem_team_t team)
+{
+    static const char *routine = "shmem_queue_data_create";
+    int rc = dq_check_team(routine, team);
+    if (rc)
+        return rc;
+    int npes = team->n_pes;
+    struct dq_params want;
+    int local = dq_check_config(routine, queue, qconfig, npes, &want);
+    dq_read_transfer_knobs(&want);
+    struct shmemi_dataq *q = NULL;
+    if (!local && (q = dq_allocate(npes, want.room)) == NULL) {
+        shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);
+        local = SHMEM_QUEUE_ERR_NOMEM;
+    }
+    MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
+    size_t maxroom = 0;
+    rc = dq_agree(routine, team, &want, local, &comm, &ctrl, &maxroom);
+    if (rc) {
+        if (q)
+            dq_free_memory(q, (size_t)npes * want.room);
+        return rc;
+    }
+    dq_go_live(routine, q, team, &want, qconfig->thread_model == SHMEM_QUEUE_SHARED, comm, ctrl,
+               dq_choose_transfer(want.xfer, maxroom, npes));
     *queue = (shmem_queue_t)(void *)q;
     return 0;
 }
 SHMEMI_PROFILE(shmem_queue_data_create)
+
+/* ---- push, pop, flush, queries, destroy, finalize ---- */
 
 /* The out-of-line push: shmemq/dataq.h inlines the common case and calls this for the
  * rest (FULL, errors, SHARED queues). Parenthesized: shmem_queue_data_push is a macro. */
@@ -683,7 +417,7 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
 {
     static const char *routine = "shmem_queue_data_push";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(pe < 0 || pe >= q->h.npes)) {
@@ -713,7 +447,7 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
 SHMEMI_PROFILE(shmem_queue_data_push)
 
 /* Take bytes from source p (caller holds the lock and checked availability). */
-static inline void take(struct shmemi_dataq *q, int p, char *dest, size_t bytes)
+static inline void dq_take_from(struct shmemi_dataq *q, int p, char *dest, size_t bytes)
 {
     memcpy(dest, q->h.in_at[p] + q->h.in_head[p], bytes);
     q->h.in_len[p] -= bytes;
@@ -730,7 +464,7 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
 {
     static const char *routine = "shmem_queue_data_pop";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (SHMEMI_UNLIKELY(rc))
         return rc;
     if (SHMEMI_UNLIKELY(pe != SHMEM_QUEUE_ANY_PE && (pe < 0 || pe >= q->h.npes))) {
@@ -750,7 +484,7 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
             dq_unlock(q);
             return SHMEM_QUEUE_ERR_EMPTY;
         }
-        take(q, pe, (char *)dest, bytes);
+        dq_take_from(q, pe, (char *)dest, bytes);
     } else {
         size_t total = 0;
         for (int p = 0; p < q->h.npes && total < bytes; p++)
@@ -763,7 +497,7 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
         for (int p = 0; p < q->h.npes && bytes; p++) {
             size_t b = q->h.in_len[p] < bytes ? q->h.in_len[p] : bytes;
             if (b) {
-                take(q, p, d, b);
+                dq_take_from(q, p, d, b);
                 d += b;
                 bytes -= b;
             }
@@ -778,7 +512,7 @@ int shmem_queue_global_flush(shmem_queue_t queue)
 {
     static const char *routine = "shmem_queue_global_flush";
     struct shmemi_dataq *q;
-    int rc = dq_get_coll(routine, queue, &q);
+    int rc = dq_check_handle_coll(routine, queue, &q);
     if (rc)
         return rc;
     /* Goal: finish a background flush in flight, then one flush of everything pushed
@@ -786,9 +520,9 @@ int shmem_queue_global_flush(shmem_queue_t queue)
      * once, so the agreement overlaps it; a PE with a background flush in flight asks
      * for one more. PEs whose background flushes lag catch up (dataq_sync). */
     uint64_t want = q->started + 1;
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 0)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 0)) != 0)
         return rc;
-    if ((rc = dataq_sync(q, want, routine, DQ_SYNC_FLUSH, 0)) != 0)
+    if ((rc = shmemi_dataq_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
         return rc;
     return q->last_rc;
 }
@@ -798,7 +532,7 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
 {
     static const char *routine = "shmem_queue_data_progress";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (team != q->team) {
@@ -807,9 +541,9 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
     }
     /* Idle: start a background flush. In flight: test it, never start another in the
      * same call. The call that sees it complete returns its status. */
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = flush_start(q, 1)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 1)) != 0)
         return rc;
-    rc = flush_step(q, 0);
+    rc = shmemi_dataq_flush_step(q, 0);
     if (rc < 0)
         return rc;
     return rc == 1 ? q->last_rc : 0;
@@ -820,7 +554,7 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
 {
     static const char *routine = "shmem_query_data_size";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (incoming == NULL && outgoing == NULL) { /* one NULL: "don't care", as elsewhere */
@@ -851,7 +585,7 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     struct shmemi_dataq *q;
-    int rc = dq_get(routine, queue, &q);
+    int rc = dq_check_handle(routine, queue, &q);
     if (rc)
         return rc;
     if (attr == NULL) {
@@ -886,14 +620,14 @@ int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
 int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
 {
     struct shmemi_dataq *q;
-    int rc = dq_get("shmemx_queue_stats", queue, &q);
+    int rc = dq_check_handle("shmemx_queue_stats", queue, &q);
     if (rc)
         return rc;
     if (stats == NULL)
         return SHMEM_QUEUE_ERR_ARG;
     dq_lock(q);
     *stats = q->stats;
-    stats->ops_pushed = dq_pushed(q);
+    stats->ops_pushed = dq_elems_pushed(q);
     dq_unlock(q);
     return 0;
 }
@@ -908,7 +642,7 @@ int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)
         shmemi_agree_orphan(routine, "the pointer to the queue handle is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    int rc = dq_get_coll(routine, *queue, &q);
+    int rc = dq_check_handle_coll(routine, *queue, &q);
     if (rc)
         return rc;
     /* The queue is known, so a wrong team still takes part in the agreement: every PE
@@ -938,7 +672,7 @@ SHMEMI_PROFILE(shmem_queue_data_destroy)
 static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out)
 {
     /* Complete any background flush on every PE, so no collective is left pending. */
-    int src = dataq_sync(q, q->started, routine, DQ_SYNC_DESTROY, bad);
+    int src = shmemi_dataq_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
     if (src == SHMEM_QUEUE_ERR_ARG)
         return src;
     size_t left = 0;
@@ -949,14 +683,14 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
                 "sent, %llu flushes, %llu full\n",
                 shmemi.my_pe, (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT),
-                (unsigned long long)dq_pushed(q), (unsigned long long)q->stats.bursts,
+                (unsigned long long)dq_elems_pushed(q), (unsigned long long)q->stats.bursts,
                 (unsigned long long)q->stats.bytes, (unsigned long long)q->stats.flushes,
                 (unsigned long long)q->stats.full_returns);
     __atomic_store_n(&q->h.magic, SHMEMI_DATAQ_DEAD, __ATOMIC_RELEASE);
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    live_remove(q);
+    dq_live_remove(q);
     dq_free_memory(q, (size_t)q->h.npes * q->h.room);
     *left_out = left;
     return src;
@@ -976,7 +710,7 @@ void shmemi_dataq_fini(void)
         /* removes q from live; ARG: a peer passed bad arguments to its destroy and
          * returned an error: meet it at its next one (a peer in a global flush ends
          * the job in dataq_sync) */
-        while (dq_release(q, dq_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
+        while (dq_release(q, shmemi_dataq_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
             ;
         /* Always said: a destroy would have returned DATALOSS, finalize returns nothing,
          * and after finalize no PE can pop what a flush would deliver. */
@@ -993,5 +727,5 @@ void shmemi_dataq_fini(void)
     free(live);
     live = NULL;
     n_live = cap_live = 0;
-    shmemi_dq_buf_cache_free();
+    shmemi_dataq_buf_cache_free();
 }

@@ -23,7 +23,7 @@ static struct {
 } dq_cache[DQ_CACHE_SLOTS];
 static size_t dq_cache_total;
 
-void *shmemi_dq_buf_take(size_t bytes)
+void *shmemi_dataq_buf_take(size_t bytes)
 {
     void *p = NULL;
     pthread_mutex_lock(&dq_cache_lock);
@@ -39,7 +39,7 @@ void *shmemi_dq_buf_take(size_t bytes)
     return p ? p : malloc(bytes ? bytes : 1);
 }
 
-void shmemi_dq_buf_give(void *p, size_t bytes)
+void shmemi_dataq_buf_give(void *p, size_t bytes)
 {
     if (p == NULL)
         return;
@@ -59,7 +59,7 @@ void shmemi_dq_buf_give(void *p, size_t bytes)
     free(p); /* cache full: let it go */
 }
 
-void shmemi_dq_buf_cache_free(void)
+void shmemi_dataq_buf_cache_free(void)
 {
     pthread_mutex_lock(&dq_cache_lock);
     for (int i = 0; i < DQ_CACHE_SLOTS; i++) {
