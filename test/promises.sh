@@ -86,7 +86,7 @@ for np in 2 4; do
   echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
   echo "$out" | grep -q 'shmem_long_wait_until: .*not symmetric' || f="$f; no message"
   verdict "$np PEs, wait_nonsym, SHMEM_DEBUG=1" "$f"
-  run $np init_fails SHMEM_SYMMETRIC_SIZE=100T
+  run $np init_fails SHMEM_SYMMETRIC_SIZE=200T
   f=""
   echo "$out" | grep -q 'PE -1' && f="$f; a report says PE -1"
   echo "$out" | grep -q '^\[shmemq PE 0\] shmem_init: ' || f="$f; PE 0 did not say why init failed"

@@ -3,6 +3,7 @@
  * PE gets the same offsets) carves it up. Block metadata lives outside the heap so the
  * heap holds only user data. */
 #include "shmemi.h"
+#include <sys/resource.h>
 
 #define HEAP_DEFAULT_SIZE ((size_t)256 << 20) /* docs/environment.md: why 256 MiB */
 #define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
@@ -53,6 +54,30 @@ static void block_unlink(block_t *b)
     free(b);
 }
 
+/* Every node peer's heap is mapped in each process (node.c), so the node's heaps must fit
+ * one address space: x86-64 and most 64-bit systems give a process 2^47 bytes, and
+ * RLIMIT_AS may give less. Asked of MPI instead, a heap far too large aborts inside some
+ * MPIs (MPICH ch4:ofi asserts in MPI_Win_allocate_shared) with no word about the cause.
+ * The answer is agreed over the world, so no PE goes on into the collective window
+ * creation that another has refused. 0, or -1 after saying why. */
+static int heap_fits(size_t bytes)
+{
+    unsigned long long space = sizeof(void *) == 8 ? 1ULL << 47 : 1ULL << 31;
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < space)
+        space = (unsigned long long)rl.rlim_cur;
+    unsigned long long need = (unsigned long long)bytes * (unsigned long long)shmemi.node_size;
+    int ok = bytes <= space / (unsigned long long)shmemi.node_size, all = 0;
+    if (!ok)
+        fprintf(stderr,
+                "[shmemq PE %d] shmem_init: a %zu-byte symmetric heap on each of this node's "
+                "%d PEs needs %llu bytes of address space in every process, more than the "
+                "%llu a process has (lower SHMEM_SYMMETRIC_SIZE)\n",
+                shmemi.my_pe, bytes, shmemi.node_size, need, space);
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, shmemi.comm);
+    return all ? 0 : -1;
+}
+
 int shmemi_heap_init(void)
 {
     size_t size = HEAP_DEFAULT_SIZE;
@@ -62,6 +87,8 @@ int shmemi_heap_init(void)
     if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0))
         size = HEAP_DEFAULT_SIZE; /* shmem_init said so (settings.c) */
     size = align_up(size, HEAP_MIN_ALIGN);
+    if (heap_fits(size + HEAP_BASE_ALIGN) != 0)
+        return -1;
 
     MPI_Info info;
     MPI_Info_create(&info);
