@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <time.h>
+#include <unistd.h>
 
 /* This PE's number for a message: the MPI rank while shmem_init is still running (a
  * failed init must not report "PE -1"), -1 only before MPI is up. */
@@ -80,6 +81,30 @@ static int first_time(const char *routine, int kind)
     return !seen;
 }
 
+/* One line to stderr in one write(2): PEs share the launcher's stderr pipe, and a line
+ * written in pieces interleaves with other PEs' lines (seen with Debian 13's MPICH). */
+static void say_line(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void say_line(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    if (len > 0 && line[len - 1] != '\n') /* a cut line still ends its line */
+        line[len - 1] = '\n';
+    fflush(stderr);
+    for (size_t done = 0; done < len;) {
+        ssize_t w = write(STDERR_FILENO, line + done, len - done);
+        if (w <= 0)
+            break;
+        done += (size_t)w;
+    }
+}
+
 void shmemi_once(const char *routine, const char *fmt, ...)
 {
     if (!shmemi.debug && !first_time(routine, 1))
@@ -89,9 +114,8 @@ void shmemi_once(const char *routine, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fprintf(stderr, "[shmemq PE %d] %s: %s%s\n", report_pe(),
-            routine, msg, shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
-    fflush(stderr);
+    say_line("[shmemq PE %d] %s: %s%s\n", report_pe(), routine, msg,
+             shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
 }
 
 void shmemi_refused(const char *routine, const char *fmt, ...)
@@ -104,15 +128,13 @@ void shmemi_refused(const char *routine, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (shmemi.debug) {
-        fprintf(stderr, "[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n",
-                report_pe(), routine, msg);
+        say_line("[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n", report_pe(),
+                 routine, msg);
         abort_job(1);
     }
-    fprintf(stderr,
-            "[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
-            "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
-            report_pe(), routine, msg);
-    fflush(stderr);
+    say_line("[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
+             "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
+             report_pe(), routine, msg);
 }
 
 void shmemi_debug(const char *routine, const char *fmt, ...)
