@@ -111,14 +111,20 @@ static int allocate_may_share(void)
 #endif
 }
 
-static int query_peers(MPI_Win win, const int *world, MPI_Aint need)
+/* by_world: win's group is the world (MPI_Win_allocate), so a node peer is asked by its
+ * world rank; otherwise win is the node's (MPI_Win_allocate_shared), asked by node rank.
+ * (Asking the world window by node rank maps the wrong PEs' heaps wherever node rank and
+ * world rank differ: every node but the first when SHMEMQ_NODE_PES cuts the machine.) */
+static int query_peers(MPI_Win win, const int *world, int by_world, MPI_Aint need)
 {
     int ok = 1;
     for (int i = 0; i < shmemi.node_size; i++) {
         MPI_Aint size = 0;
         int du = 0;
         char *base = NULL;
-        if (MPI_Win_shared_query(win, i, &size, &du, &base) != MPI_SUCCESS || base == NULL ||
+        if (MPI_Win_shared_query(win, by_world ? world[i] : i, &size, &du, &base) !=
+                MPI_SUCCESS ||
+            base == NULL ||
             size < need) {
             ok = 0;
             continue;
@@ -139,7 +145,7 @@ int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *w
             return rc;
         }
         MPI_Win_set_errhandler(*win, MPI_ERRORS_RETURN);
-        if (all_agree(query_peers(*win, world, (MPI_Aint)bytes))) {
+        if (all_agree(query_peers(*win, world, 1, (MPI_Aint)bytes))) {
             free(world);
             heap_how = "MPI_Win_allocate + MPI_Win_shared_query";
             return MPI_SUCCESS;
@@ -156,7 +162,7 @@ int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *w
     MPI_Info_free(&sh);
     if (rc == MPI_SUCCESS) {
         MPI_Win_set_errhandler(shmemi.heap_shwin, MPI_ERRORS_RETURN);
-        if (!query_peers(shmemi.heap_shwin, world, (MPI_Aint)bytes))
+        if (!query_peers(shmemi.heap_shwin, world, 0, (MPI_Aint)bytes))
             memset(peer_heap_raw, 0, sizeof(char *) * (size_t)shmemi.n_pes);
         rc = MPI_Win_create(*base, (MPI_Aint)bytes, 1, info, shmemi.comm, win);
         if (rc != MPI_SUCCESS)
@@ -179,8 +185,8 @@ void shmemi_node_heap_done(void)
     if (!shmemi.node_heap_ok) {
         memset(shmemi.node_base[0], 0, sizeof(char *) * (size_t)shmemi.n_pes);
         /* This PE's own heap is its memory whatever MPI said of the peers': puts and gets
-         * to itself stay copies (MPI_Put may not even overlap origin and target; MPICH
-         * 4.2.1 with SHMEMQ_NODE_PES=1 lands here and asserted on such a self-put). */
+         * to itself stay copies (MPI_Put may not even overlap origin and target: MPICH
+         * 4.2.1 asserted on such a self-put). */
         shmemi.node_base[0][shmemi.my_pe] = shmemi.heap_base;
     }
 }
