@@ -22,6 +22,9 @@ CHECKS="${SHMEMQ_CI_CHECKS-long valgrind sanitize debian13}"
 passed=0
 failed=0
 status=0
+# what failed, repeated at the end: CI shows the tail of a long output
+summary=""
+note_failure() { summary="$summary$1"$'\n'; }
 for mpi in $MPIS; do
   dir="build-ci-$mpi"
   t0=$SECONDS
@@ -32,6 +35,7 @@ for mpi in $MPIS; do
       echo "=== $mpi: MPICH ch4:ofi from ci/mpich-ofi.sh"
       if ! ofi_out=$(bash ci/mpich-ofi.sh); then
         echo "=== $mpi: building MPICH ch4:ofi FAILED (ci/mpich-ofi.sh above)"
+        note_failure "$mpi: building MPICH"
         failed=$((failed + 1))
         status=1
         continue
@@ -62,6 +66,7 @@ for mpi in $MPIS; do
   rc=$?
   if [ ! -f "$dir/check.out" ]; then
     echo "=== $mpi: build FAILED"
+    note_failure "$mpi: build"
     tail -40 "$dir/configure.out" "$dir/build.out" 2>/dev/null
     failed=$((failed + 1))
     status=1
@@ -85,6 +90,11 @@ for mpi in $MPIS; do
       fi
     done
     [ "$bad" -eq 0 ] && failed=$((failed + 1)) && tail -30 "$dir/check.out"
+    note_failure "$mpi: $(grep -E '^(FAIL|ERROR):' "$dir/check.out" | tr '\n' ' ')$bad failed run(s) (rc $rc)"
+    # shellcheck disable=SC2086
+    for log in $logs; do
+      grep -q '^=== FAILED' "$log" && note_failure "  $log: $(grep -m3 '^=== FAILED' "$log" | tr '\n' ' ')"
+    done
   fi
   echo "=== $mpi: $((runs - bad)) of $runs test runs passed (build and $driver: $((SECONDS - t1)) s)"
 
@@ -97,6 +107,7 @@ for mpi in $MPIS; do
     passed=$((passed + 1))
   else
     echo "=== $mpi: oshcc/oshrun OpenSHMEM 1.5 program FAILED"
+    note_failure "$mpi: oshcc/oshrun program"
     failed=$((failed + 1))
     status=1
   fi
@@ -111,6 +122,7 @@ for mpi in $MPIS; do
   else
     echo "$cons"
     echo "=== $mpi: consumer builds FAILED"
+    note_failure "$mpi: consumer builds"
     failed=$((failed + 1))
     status=1
   fi
@@ -139,9 +151,11 @@ for chk in $CHECKS; do
   else
     tail -60 "ci-$chk.out"
     echo "=== $chk FAILED ($((SECONDS - t0)) s; ci-$chk.out)"
+    note_failure "$chk: $(grep -A8 '^failures:' "ci-$chk.out" | tr -s ' \n' ' ')"
     failed=$((failed + 1))
     status=1
   fi
 done
+[ -n "$summary" ] && printf 'failures:\n%s' "$summary"
 echo "shmemq: $passed passed, $failed failed"
 exit $status
