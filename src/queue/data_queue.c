@@ -12,46 +12,14 @@
  */
 #include "data_queue.h"
 #include "../mpi_rma/agree.h"
+#include "../mpi_rma/registry.h"
 #include <limits.h>
 
 static uint64_t next_queue_id; /* atomically incremented */
 
 /* Live queues in creation order, so shmem_finalize can release those never destroyed
  * (every member created them in the same order: collective). */
-static struct shmemi_dataq **live;
-static int n_live, cap_live;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int dq_live_add(struct shmemi_dataq *q)
-{
-    int rc = 0;
-    pthread_mutex_lock(&live_lock);
-    if (n_live == cap_live) {
-        int cap = cap_live ? 2 * cap_live : 8;
-        struct shmemi_dataq **a = realloc(live, sizeof *a * (size_t)cap);
-        if (a == NULL)
-            rc = -1;
-        else
-            live = a, cap_live = cap;
-    }
-    if (rc == 0)
-        live[n_live++] = q;
-    pthread_mutex_unlock(&live_lock);
-    return rc;
-}
-
-static void dq_live_remove(struct shmemi_dataq *q)
-{
-    pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < n_live; i++) {
-        if (live[i] == q) {
-            memmove(&live[i], &live[i + 1], sizeof *live * (size_t)(n_live - i - 1));
-            n_live--;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&live_lock);
-}
+static shmemi_registry_t live = SHMEMI_REGISTRY_INIT;
 
 /* Handle check for every routine: NULL -> ARG; not a live data queue (a comm queue,
  * a destroyed queue) -> STATE. */
@@ -370,8 +338,8 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
     q->xfer = xfer;
     q->chunk = want->chunk;
     q->h.phase = SHMEMI_DATAQ_IDLE;
-    if (dq_live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
-                                will not see the queue */
+    /* no memory on this PE alone: keep going, only finalize will not see the queue */
+    if (shmemi_registry_add(&live, q) != 0)
         shmemi_debug(routine, "out of memory for the finalize list");
     /* SHARED queues get the other magic: the inline paths leave them to the library */
     __atomic_store_n(&q->h.magic, shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
@@ -690,7 +658,7 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    dq_live_remove(q);
+    shmemi_registry_remove(&live, q);
     dq_free_memory(q, (size_t)q->h.npes * q->h.room);
     *left_out = left;
     return src;
@@ -700,9 +668,7 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
 void shmemi_dataq_fini(void)
 {
     for (;;) {
-        pthread_mutex_lock(&live_lock);
-        struct shmemi_dataq *q = n_live ? live[0] : NULL;
-        pthread_mutex_unlock(&live_lock);
+        struct shmemi_dataq *q = shmemi_registry_at(&live, 0);
         if (q == NULL)
             break;
         uint64_t id = q->queue_id & ~SHMEMI_DATAQ_ID_BIT;
@@ -724,8 +690,6 @@ void shmemi_dataq_fini(void)
             shmemi_debug("shmem_finalize", "data queue %llu was not destroyed: freed",
                          (unsigned long long)id);
     }
-    free(live);
-    live = NULL;
-    n_live = cap_live = 0;
+    shmemi_registry_clear(&live);
     shmemi_dataq_buf_cache_free();
 }
