@@ -12,6 +12,8 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/module.c \
 	src/mpi_rma/registry.h \
 	src/mpi_rma/registry.c \
+	src/mpi_rma/bufcache.h \
+	src/mpi_rma/bufcache.c \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/node.c \
 	src/mpi_rma/xport.h \
