@@ -500,7 +500,7 @@ int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_query_attr(q, attr);
+        return shmemi_queue_data_query_attr(q, attr);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -522,7 +522,7 @@ int shmem_query_size(shmem_queue_t q, size_t *size)
 {
     static const char *routine = "shmem_query_size";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_query_size(q, size);
+        return shmemi_queue_data_query_size(q, size);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -541,7 +541,7 @@ int shmemx_queue_stats(shmem_queue_t q, shmemx_queue_stats_t *stats)
 {
     static const char *routine = "shmemx_queue_stats";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_stats(q, stats);
+        return shmemi_queue_data_stats(q, stats);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;

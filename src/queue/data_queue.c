@@ -5,7 +5,7 @@
  *
  * Push and pop are local memcpy's into per-peer rooms; the flush engine that moves the
  * rooms' contents is dq_flush.c. The global flush and destroy first agree with every
- * PE of the team (shmemi_dataq_sync); that agreement also carries each PE's verdict on
+ * PE of the team (shmemi_queue_data_sync); that agreement also carries each PE's verdict on
  * its arguments and which routine it is in (global flush or destroy), so a bad argument
  * or a mismatch on one PE fails the routine on every PE instead of leaving the others
  * waiting (agree.c).
@@ -67,13 +67,13 @@ static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
     return b / q->h.elem;
 }
 
-const char shmemi_dataq_finalize_routine[] = "shmem_finalize";
+const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
 
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_dataq_buf_give(q->buf_out, bufbytes);
-    shmemi_dataq_buf_give(q->buf_in, bufbytes);
+    shmemi_queue_data_buf_give(q->buf_out, bufbytes);
+    shmemi_queue_data_buf_give(q->buf_in, bufbytes);
     free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
@@ -146,7 +146,7 @@ static int dq_check_config(const char *routine, shmem_queue_t *queue,
             return SHMEM_QUEUE_ERR_ARG;
         }
     } else {
-        want->room = shmemi_dataq_default_room(elem, npes);
+        want->room = shmemi_queue_data_default_room(elem, npes);
     }
     if (want->room > SIZE_MAX / 2 / (size_t)npes) {
         shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", want->room, npes);
@@ -181,8 +181,8 @@ static struct shmemi_dataq *dq_allocate(int npes, size_t room)
     struct shmemi_dataq *q = calloc(1, sizeof *q);
     if (q == NULL)
         return NULL;
-    q->buf_out = shmemi_dataq_buf_take(n * room);
-    q->buf_in = shmemi_dataq_buf_take(n * room);
+    q->buf_out = shmemi_queue_data_buf_take(n * room);
+    q->buf_in = shmemi_queue_data_buf_take(n * room);
     q->h.out_at = calloc(n, sizeof(char *));
     q->h.in_at = calloc(n, sizeof(char *));
     q->h.out_len = calloc(n, sizeof(size_t));
@@ -488,9 +488,9 @@ int shmem_queue_global_flush(shmem_queue_t queue)
      * once, so the agreement overlaps it; a PE with a background flush in flight asks
      * for one more. PEs whose background flushes lag catch up (dataq_sync). */
     uint64_t want = q->started + 1;
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 0)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 0)) != 0)
         return rc;
-    if ((rc = shmemi_dataq_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
+    if ((rc = shmemi_queue_data_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
         return rc;
     return q->last_rc;
 }
@@ -509,9 +509,9 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
     }
     /* Idle: start a background flush. In flight: test it, never start another in the
      * same call. The call that sees it complete returns its status. */
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 1)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 1)) != 0)
         return rc;
-    rc = shmemi_dataq_flush_step(q, 0);
+    rc = shmemi_queue_data_flush_step(q, 0);
     if (rc < 0)
         return rc;
     return rc == 1 ? q->last_rc : 0;
@@ -549,7 +549,7 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
 }
 SHMEMI_PROFILE(shmem_query_data_size)
 
-int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
+int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     struct shmemi_dataq *q;
@@ -571,7 +571,7 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
     return 0;
 }
 
-int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
+int shmemi_queue_data_query_size(shmem_queue_t queue, size_t *size)
 {
     static const char *routine = "shmem_query_size";
     shmem_queue_attr_t a;
@@ -579,13 +579,13 @@ int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
         shmemi_debug(routine, "size is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    int rc = shmemi_dataq_query_attr(queue, &a);
+    int rc = shmemi_queue_data_query_attr(queue, &a);
     if (rc == 0)
         *size = (size_t)a.outstanding_elems;
     return rc;
 }
 
-int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
+int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
 {
     struct shmemi_dataq *q;
     int rc = dq_check_handle("shmemx_queue_stats", queue, &q);
@@ -640,7 +640,7 @@ SHMEMI_PROFILE(shmem_queue_data_destroy)
 static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out)
 {
     /* Complete any background flush on every PE, so no collective is left pending. */
-    int src = shmemi_dataq_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
+    int src = shmemi_queue_data_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
     if (src == SHMEM_QUEUE_ERR_ARG)
         return src;
     size_t left = 0;
@@ -665,7 +665,7 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
 }
 
 /* shmem_finalize: release data queues the program never destroyed, oldest first. */
-void shmemi_dataq_fini(void)
+void shmemi_queue_data_fini(void)
 {
     for (;;) {
         struct shmemi_dataq *q = shmemi_registry_at(&live, 0);
@@ -676,7 +676,7 @@ void shmemi_dataq_fini(void)
         /* removes q from live; ARG: a peer passed bad arguments to its destroy and
          * returned an error: meet it at its next one (a peer in a global flush ends
          * the job in dataq_sync) */
-        while (dq_release(q, shmemi_dataq_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
+        while (dq_release(q, shmemi_queue_data_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
             ;
         /* Always said: a destroy would have returned DATALOSS, finalize returns nothing,
          * and after finalize no PE can pop what a flush would deliver. */
@@ -691,5 +691,5 @@ void shmemi_dataq_fini(void)
                          (unsigned long long)id);
     }
     shmemi_registry_clear(&live);
-    shmemi_dataq_buf_cache_free();
+    shmemi_queue_data_buf_cache_free();
 }

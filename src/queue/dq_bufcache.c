@@ -18,18 +18,18 @@
 static shmemi_bufcache_t dq_cache =
     SHMEMI_BUFCACHE_INIT(4, (size_t)256 << 20, shmemi_bufcache_free);
 
-void *shmemi_dataq_buf_take(size_t bytes)
+void *shmemi_queue_data_buf_take(size_t bytes)
 {
     void *p = shmemi_bufcache_take(&dq_cache, bytes);
     return p ? p : malloc(bytes ? bytes : 1);
 }
 
-void shmemi_dataq_buf_give(void *p, size_t bytes)
+void shmemi_queue_data_buf_give(void *p, size_t bytes)
 {
     shmemi_bufcache_give(&dq_cache, p, bytes);
 }
 
-void shmemi_dataq_buf_cache_free(void)
+void shmemi_queue_data_buf_cache_free(void)
 {
     shmemi_bufcache_drain(&dq_cache);
 }
