@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "misuse_queue.h"
+
 int main(int argc, char **argv)
 {
     if (argc != 3) {
@@ -18,15 +20,7 @@ int main(int argc, char **argv)
     int me = shmem_my_pe(), n = shmem_n_pes();
     int bad = strcmp(argv[2], "last") == 0 ? n - 1 : 0;
     if (strcmp(argv[1], "queue") == 0) {
-        shmem_queue_config_t c;
-        memset(&c, 0, sizeof c);
-        c.qtype = SHMEM_QUEUE_DATA;
-        c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-        c.data_elem_size = sizeof(long);
-        c.max_bytes = 1024;
-        shmem_queue_t q = NULL;
-        if (shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD) != 0)
-            return 3;
+        shmem_queue_t q = misuse_data_queue();
         long v = me;
         shmem_queue_data_push(q, &v, 1, (me + 1) % n);
         int rc = shmem_queue_global_flush(me == bad ? NULL : q);

@@ -20,19 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static shmem_queue_t data_queue(void)
-{
-    shmem_queue_config_t c;
-    memset(&c, 0, sizeof c);
-    c.qtype = SHMEM_QUEUE_DATA;
-    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-    c.data_elem_size = sizeof(long);
-    c.max_bytes = 1024;
-    shmem_queue_t q = NULL;
-    if (shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD) != 0)
-        exit(3);
-    return q;
-}
+#include "misuse_queue.h"
 
 int main(int argc, char **argv)
 {
@@ -54,7 +42,7 @@ int main(int argc, char **argv)
     shmem_init();
     int me = shmem_my_pe(), n = shmem_n_pes();
     if (strcmp(mode, "destroy_finalize") == 0) {
-        shmem_queue_t q = data_queue();
+        shmem_queue_t q = misuse_data_queue();
         long v = me;
         shmem_queue_data_push(q, &v, 1, (me + 1) % n);
         if (me == 0) {
@@ -63,7 +51,7 @@ int main(int argc, char **argv)
             fflush(stdout);
         }
     } else if (strcmp(mode, "flush_finalize") == 0) {
-        shmem_queue_t q = data_queue();
+        shmem_queue_t q = misuse_data_queue();
         long v = me;
         shmem_queue_data_push(q, &v, 1, (me + 1) % n);
         if (me == 0) {

@@ -17,7 +17,7 @@ endif
 # end, nonzero, with the watchdog's message. A .sh test: run by the shell (TEST_EXTENSIONS
 # in Makefile.am), not by run-mpi.sh.
 noinst_PROGRAMS += test/agree_watchdog
-test_agree_watchdog_SOURCES = test/agree_watchdog.c
+test_agree_watchdog_SOURCES = test/agree_watchdog.c test/misuse_queue.h
 test_agree_watchdog_LDADD = $(SHMEMQ_LIBS)
 test_agree_watchdog_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += test/agree_watchdog.sh

@@ -10,6 +10,10 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/progress.c \
 	src/mpi_rma/progress_thread.c \
 	src/mpi_rma/module.c \
+	src/mpi_rma/registry.h \
+	src/mpi_rma/registry.c \
+	src/mpi_rma/bufcache.h \
+	src/mpi_rma/bufcache.c \
 	src/mpi_rma/heap.c \
 	src/mpi_rma/node.c \
 	src/mpi_rma/xport.h \

@@ -105,36 +105,46 @@ static void say_line(const char *fmt, ...)
     }
 }
 
-void shmemi_once(const char *routine, const char *fmt, ...)
+enum { SAY_REFUSED, SAY_ONCE };
+
+/* shmemi_refused and shmemi_once: said the first time per routine and kind (every time
+ * under SHMEM_DEBUG, where a refusal also ends the job). */
+static void say_first(int kind, const char *routine, const char *fmt, va_list ap)
+    __attribute__((format(printf, 3, 0)));
+static void say_first(int kind, const char *routine, const char *fmt, va_list ap)
 {
-    if (!shmemi.debug && !first_time(routine, 1))
+    if (!shmemi.debug && !first_time(routine, kind))
         return;
     char msg[480];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    if (kind == SAY_ONCE) {
+        say_line("[shmemq PE %d] %s: %s%s\n", report_pe(), routine, msg,
+                 shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
+    } else if (shmemi.debug) {
+        say_line("[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n", report_pe(),
+                 routine, msg);
+        abort_job(1);
+    } else {
+        say_line("[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
+                 "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
+                 report_pe(), routine, msg);
+    }
+}
+
+void shmemi_once(const char *routine, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say_first(SAY_ONCE, routine, fmt, ap);
     va_end(ap);
-    say_line("[shmemq PE %d] %s: %s%s\n", report_pe(), routine, msg,
-             shmemi.debug ? "" : " (said once per routine; SHMEM_DEBUG=1 says every case)");
 }
 
 void shmemi_refused(const char *routine, const char *fmt, ...)
 {
-    if (!shmemi.debug && !first_time(routine, 0))
-        return;
-    char msg[480];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    say_first(SAY_REFUSED, routine, fmt, ap);
     va_end(ap);
-    if (shmemi.debug) {
-        say_line("[shmemq PE %d] %s: %s (SHMEM_DEBUG: ending the job)\n", report_pe(),
-                 routine, msg);
-        abort_job(1);
-    }
-    say_line("[shmemq PE %d] %s: %s; the routine returned an error and changed nothing "
-             "(said once per routine; SHMEM_DEBUG=1 reports every case and ends the job)\n",
-             report_pe(), routine, msg);
 }
 
 void shmemi_debug(const char *routine, const char *fmt, ...)

@@ -52,7 +52,7 @@ endif
 # finalize against a peer's data-queue destroy or global flush, refusals said once,
 # SHMEM_DEBUG ending the job, heap exhaustion said. A .sh test (TEST_EXTENSIONS).
 noinst_PROGRAMS += test/promises
-test_promises_SOURCES = test/promises.c
+test_promises_SOURCES = test/promises.c test/misuse_queue.h
 test_promises_LDADD = $(SHMEMQ_LIBS)
 test_promises_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += test/promises.sh

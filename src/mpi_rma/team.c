@@ -10,7 +10,7 @@
  * arguments still takes part, so every PE of the parent returns the error together.
  * docs/teams.md has the rules. */
 #include "agree.h"
-#include <pthread.h>
+#include "registry.h"
 
 int shmemi_team_fill_world_map(struct shmemq_team *team)
 {
@@ -85,67 +85,36 @@ int shmem_team_translate_pe(shmem_team_t src_team, int src_pe, shmem_team_t dest
 }
 SHMEMI_PROFILE(shmem_team_translate_pe)
 
-/* Make *out from parent->comm split by (color, key); color MPI_UNDEFINED leaves
- * *out = SHMEM_TEAM_INVALID. Collective over the parent. */
 /* Teams made by splits and not destroyed, in creation order (the same on every member),
  * freed at shmem_finalize. */
-static struct shmemq_team **teams;
-static int n_teams, cap_teams;
-static pthread_mutex_t teams_lock = PTHREAD_MUTEX_INITIALIZER;
+static shmemi_registry_t teams = SHMEMI_REGISTRY_INIT;
 
-static int team_track(struct shmemq_team *t)
+static void team_free(void *obj, void *arg)
 {
-    int rc = 0;
-    pthread_mutex_lock(&teams_lock);
-    if (n_teams == cap_teams) {
-        int cap = cap_teams ? 2 * cap_teams : 8;
-        struct shmemq_team **a = realloc(teams, sizeof *a * (size_t)cap);
-        if (a == NULL)
-            rc = -1;
-        else
-            teams = a, cap_teams = cap;
-    }
-    if (rc == 0)
-        teams[n_teams++] = t;
-    pthread_mutex_unlock(&teams_lock);
-    return rc;
-}
-
-static void team_untrack(struct shmemq_team *t)
-{
-    pthread_mutex_lock(&teams_lock);
-    for (int i = 0; i < n_teams; i++) {
-        if (teams[i] == t) {
-            memmove(&teams[i], &teams[i + 1], sizeof *teams * (size_t)(n_teams - i - 1));
-            n_teams--;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&teams_lock);
+    struct shmemq_team *t = obj;
+    (void)arg;
+    shmemi_cnode_free(t);
+    MPI_Comm_free(&t->comm);
+    free(t->world_pe);
+    free(t);
 }
 
 /* shmem_finalize: free the teams the program did not destroy (contexts made from them
  * are unusable after finalize anyway). */
 void shmemi_team_fini(void)
 {
-    pthread_mutex_lock(&teams_lock);
-    if (n_teams)
-        shmemi_debug("shmem_finalize", "%d teams were not destroyed; freeing them", n_teams);
+    int n = shmemi_registry_count(&teams);
+    if (n)
+        shmemi_debug("shmem_finalize", "%d teams were not destroyed; freeing them", n);
     /* node collective segments: collective, in the same order on every PE */
     shmemi_cnode_free(&shmemi.team_world);
     shmemi_cnode_free(&shmemi.team_shared);
-    for (int i = 0; i < n_teams; i++) {
-        shmemi_cnode_free(teams[i]);
-        MPI_Comm_free(&teams[i]->comm);
-        free(teams[i]->world_pe);
-        free(teams[i]);
-    }
-    free(teams);
-    teams = NULL;
-    n_teams = cap_teams = 0;
-    pthread_mutex_unlock(&teams_lock);
+    shmemi_registry_each(&teams, team_free, NULL);
+    shmemi_registry_clear(&teams);
 }
 
+/* Make *out from parent->comm split by (color, key); color MPI_UNDEFINED leaves
+ * *out = SHMEM_TEAM_INVALID. Collective over the parent. */
 static int team_split(const char *routine, struct shmemq_team *parent, int color, int key,
                       const shmem_team_config_t *config, long config_mask,
                       shmem_team_t *out)
@@ -171,7 +140,7 @@ static int team_split(const char *routine, struct shmemq_team *parent, int color
     t->config_mask = config_mask;
     t->config.num_contexts =
         (config_mask & SHMEM_TEAM_NUM_CONTEXTS) && config ? config->num_contexts : 0;
-    if (shmemi_team_fill_world_map(t) != 0 || team_track(t) != 0) {
+    if (shmemi_team_fill_world_map(t) != 0 || shmemi_registry_add(&teams, t) != 0) {
         MPI_Comm_free(&comm);
         free(t->world_pe);
         free(t);
@@ -387,11 +356,8 @@ void shmem_team_destroy(shmem_team_t team)
                                        &kind, 1)
                         : bad)
         return;
-    team_untrack(team);
-    shmemi_cnode_free(team);
-    MPI_Comm_free(&team->comm);
-    free(team->world_pe);
-    free(team);
+    shmemi_registry_remove(&teams, team);
+    team_free(team, NULL);
 }
 SHMEMI_PROFILE(shmem_team_destroy)
 

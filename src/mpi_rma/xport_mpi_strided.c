@@ -148,6 +148,32 @@ static inline size_t group_of(size_t blk, size_t n, size_t cap)
     return g < n ? g : n;
 }
 
+/* One side of a typed transfer of cnt blocks: MPI_BYTE and cnt*blk bytes when the
+ * side is contiguous (stride == blk), else a cached hvector and a count of 1. Call with
+ * tc_lock held; `keep` as tc_get's. */
+static MPI_Datatype side_type(const xfer_t *x, ptrdiff_t stride, int cnt, MPI_Datatype keep,
+                              int *count)
+{
+    if (stride == (ptrdiff_t)x->blk) {
+        *count = cnt * (int)x->blk;
+        return MPI_BYTE;
+    }
+    *count = 1;
+    return tc_get(x->routine, x->blk, stride, cnt, keep);
+}
+
+/* The one MPI_Get/MPI_Put of the typed methods (vector, pack). */
+static void rma_typed(const xfer_t *x, char *local, int ocount, MPI_Datatype otype,
+                      MPI_Aint disp, int tcount, MPI_Datatype ttype)
+{
+    if (x->is_get)
+        SHMEMI_MPI_CHECK(x->routine,
+                         MPI_Get(local, ocount, otype, x->rank, disp, tcount, ttype, x->win));
+    else
+        SHMEMI_MPI_CHECK(x->routine,
+                         MPI_Put(local, ocount, otype, x->rank, disp, tcount, ttype, x->win));
+}
+
 static void do_vector(const xfer_t *x)
 {
     if (x->blk > SHMEMI_MAX_MPI_COUNT) { /* int block length: such blocks go one by one */
@@ -155,29 +181,16 @@ static void do_vector(const xfer_t *x)
         return;
     }
     size_t g = group_of(x->blk, x->n, SHMEMI_MAX_MPI_COUNT);
-    int lcontig = x->lstride == (ptrdiff_t)x->blk, rcontig = x->rstride == (ptrdiff_t)x->blk;
     for (size_t k = 0; k < x->n; k += g) {
         int cnt = (int)(x->n - k < g ? x->n - k : g);
         char *local = x->local + (ptrdiff_t)k * x->lstride;
         MPI_Aint disp = x->disp + (MPI_Aint)k * (MPI_Aint)x->rstride;
-        int ocount = 1, tcount = 1;
-        MPI_Datatype otype = MPI_BYTE, ttype = MPI_BYTE;
+        int ocount, tcount;
         pthread_mutex_lock(&tc_lock);
         tc_init_locked();
-        if (lcontig)
-            ocount = cnt * (int)x->blk;
-        else
-            otype = tc_get(x->routine, x->blk, x->lstride, cnt, MPI_DATATYPE_NULL);
-        if (rcontig)
-            tcount = cnt * (int)x->blk;
-        else
-            ttype = tc_get(x->routine, x->blk, x->rstride, cnt, otype);
-        if (x->is_get)
-            SHMEMI_MPI_CHECK(x->routine, MPI_Get(local, ocount, otype, x->rank, disp, tcount,
-                                                 ttype, x->win));
-        else
-            SHMEMI_MPI_CHECK(x->routine, MPI_Put(local, ocount, otype, x->rank, disp, tcount,
-                                                 ttype, x->win));
+        MPI_Datatype otype = side_type(x, x->lstride, cnt, MPI_DATATYPE_NULL, &ocount);
+        MPI_Datatype ttype = side_type(x, x->rstride, cnt, otype, &tcount);
+        rma_typed(x, local, ocount, otype, disp, tcount, ttype);
         pthread_mutex_unlock(&tc_lock);
     }
 }
@@ -223,7 +236,6 @@ static void do_pack(const xfer_t *x)
         do_blocks(x);
         return;
     }
-    int rcontig = x->rstride == (ptrdiff_t)x->blk;
     for (size_t k = 0; k < x->n; k += g) {
         size_t cnt = x->n - k < g ? x->n - k : g;
         char *local = x->local + (ptrdiff_t)k * x->lstride;
@@ -231,20 +243,11 @@ static void do_pack(const xfer_t *x)
         int bytes = (int)(cnt * x->blk);
         if (!x->is_get)
             copy_blocks(local, x->lstride, buf, x->blk, cnt, 1);
+        int tcount;
         pthread_mutex_lock(&tc_lock);
         tc_init_locked();
-        MPI_Datatype ttype = MPI_BYTE;
-        int tcount = bytes;
-        if (!rcontig) {
-            ttype = tc_get(x->routine, x->blk, x->rstride, (int)cnt, MPI_DATATYPE_NULL);
-            tcount = 1;
-        }
-        if (x->is_get)
-            SHMEMI_MPI_CHECK(x->routine, MPI_Get(buf, bytes, MPI_BYTE, x->rank, disp, tcount,
-                                                 ttype, x->win));
-        else
-            SHMEMI_MPI_CHECK(x->routine, MPI_Put(buf, bytes, MPI_BYTE, x->rank, disp, tcount,
-                                                 ttype, x->win));
+        MPI_Datatype ttype = side_type(x, x->rstride, (int)cnt, MPI_DATATYPE_NULL, &tcount);
+        rma_typed(x, buf, bytes, MPI_BYTE, disp, tcount, ttype);
         pthread_mutex_unlock(&tc_lock);
         /* the buffer is reused next round: complete this one first */
         if (x->is_get) {

@@ -12,6 +12,7 @@
  * (AM). */
 #include "comm_queue.h"
 #include "data_queue.h"
+#include "../mpi_rma/registry.h"
 #include <math.h>
 #include <time.h>
 
@@ -44,10 +45,13 @@ static void cq_tables_init(void)
 #undef T_BIT
 }
 
-/* ---- handle registry: headers live in never-freed slabs, so a stale handle still
- * points at our memory and its magic tells "destroyed" without undefined behaviour;
- * dead headers are reused oldest first, only once CQ_DEAD_KEEP others have died. ---- */
-static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
+/* ---- handles: the live queues are in the registry (registry.h: finalize's walk, the
+ * threads' stop, "is this a comm queue"); their headers live in never-freed slabs, so a
+ * stale handle still points at our memory and its magic tells "destroyed" without
+ * undefined behaviour; dead headers are reused oldest first, only once CQ_DEAD_KEEP
+ * others have died. ---- */
+static shmemi_registry_t cq_live = SHMEMI_REGISTRY_INIT;
+static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER; /* the slabs */
 static struct shmem_queue_s **slabs;
 static int n_slabs;
 static struct shmem_queue_s *dead_head, *dead_tail, *fresh;
@@ -243,51 +247,35 @@ static void cq_thread_stop(shmem_queue_t q)
     q->has_thread = 0;
 }
 
-void cq_stop_threads(void)
+static void cq_thread_stop_each(void *q, void *arg)
 {
-    pthread_mutex_lock(&reg_lock);
-    for (int i = 0; i < n_slabs; i++)
-        for (int k = 0; k < CQ_SLAB; k++)
-            if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
-                cq_thread_stop(&slabs[i][k]);
-    pthread_mutex_unlock(&reg_lock);
+    (void)arg;
+    cq_thread_stop(q);
 }
 
-/* Finalize (and tests): complete every queue still live. The live headers are
- * collected under the registry lock, then flushed without it (a flush progresses,
- * destroy takes the lock). destroy: also free them, as shmem_queue_comm_destroy does.
- * Returns the number of live queues found. */
+void cq_stop_threads(void)
+{
+    shmemi_registry_each(&cq_live, cq_thread_stop_each, NULL);
+}
+
+/* Finalize (and tests): complete every queue still live, oldest first, without the
+ * registry's lock (a flush progresses; destroy unregisters). destroy: also free them,
+ * as shmem_queue_comm_destroy does. Returns the number of live queues found. */
 int shmemi_queue_comm_flush_live(int destroy)
 {
-    pthread_mutex_lock(&reg_lock);
-    int n = 0;
-    for (int i = 0; i < n_slabs; i++)
-        for (int k = 0; k < CQ_SLAB; k++)
-            n += slabs[i][k].fast.magic == CQ_MAGIC_LIVE;
-    shmem_queue_t *live = n ? malloc(sizeof(*live) * (size_t)n) : NULL;
-    int m = 0;
-    for (int i = 0; live && i < n_slabs; i++)
-        for (int k = 0; k < CQ_SLAB; k++)
-            if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
-                live[m++] = &slabs[i][k];
-    pthread_mutex_unlock(&reg_lock);
-    if (n && !live) { /* no memory for the list: flush in place, never free */
-        for (int i = 0; i < n_slabs; i++)
-            for (int k = 0; k < CQ_SLAB; k++)
-                if (slabs[i][k].fast.magic == CQ_MAGIC_LIVE)
-                    shmem_queue_local_flush(&slabs[i][k]);
-        return n;
-    }
-    for (int i = 0; i < m; i++) {
+    int n = shmemi_registry_count(&cq_live);
+    for (int i = 0; i < n; i++) {
+        shmem_queue_t q = shmemi_registry_at(&cq_live, destroy ? 0 : i);
+        if (q == NULL)
+            break;
         if (destroy) {
             shmemi_debug("shmem_finalize", "comm queue %llu still live: flushed and destroyed",
-                         (unsigned long long)live[i]->id);
-            shmem_queue_comm_destroy(live[i]);
+                         (unsigned long long)q->id);
+            shmem_queue_comm_destroy(q);
         } else {
-            shmem_queue_local_flush(live[i]);
+            shmem_queue_local_flush(q);
         }
     }
-    free(live);
     return n;
 }
 
@@ -439,6 +427,11 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     if (q->shared)
         cq_set_fast(q, 0);
     q->progress_counts_only = !q->shared && !q->timed;
+    if (shmemi_registry_add(&cq_live, q) != 0) {
+        cq_free_all(q);
+        cq_header_free(q);
+        return SHMEM_QUEUE_ERR_NOMEM;
+    }
     if (q->shared)
         pthread_mutex_init(&q->lock, NULL);
     __atomic_store_n(&q->fast.magic, CQ_MAGIC_LIVE, __ATOMIC_RELEASE);
@@ -482,6 +475,7 @@ int cq_destroy(shmem_queue_t q)
     cq_unlock(q);
     if (q->shared)
         pthread_mutex_destroy(&q->lock);
+    shmemi_registry_remove(&cq_live, q);
     cq_header_free(q);
     return rc;
 }
@@ -499,17 +493,14 @@ static int is_foreign(shmem_queue_t q)
 {
     if (!q || !shmemi.initialized)
         return 0;
-    pthread_mutex_lock(&reg_lock);
-    int mine = cq_is_mine(q);
-    pthread_mutex_unlock(&reg_lock);
-    return !mine;
+    return !shmemi_registry_contains(&cq_live, q);
 }
 
 int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_query_attr(q, attr);
+        return shmemi_queue_data_query_attr(q, attr);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -531,7 +522,7 @@ int shmem_query_size(shmem_queue_t q, size_t *size)
 {
     static const char *routine = "shmem_query_size";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_query_size(q, size);
+        return shmemi_queue_data_query_size(q, size);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;
@@ -550,7 +541,7 @@ int shmemx_queue_stats(shmem_queue_t q, shmemx_queue_stats_t *stats)
 {
     static const char *routine = "shmemx_queue_stats";
     if (is_foreign(q) && shmemi_is_dataq(q))
-        return shmemi_dataq_stats(q, stats);
+        return shmemi_queue_data_stats(q, stats);
     int rc = cq_check(q, routine);
     if (rc)
         return rc;

@@ -3,6 +3,7 @@
  * records, and the push routines. A full chunk leaves through cq_slot_issue (cq_flush.c).
  * The one-element fast path is inline (include/shmemq/queue_inline.h, cq_push). */
 #include "comm_queue.h"
+#include "../mpi_rma/bufcache.h"
 #include <limits.h>
 
 #define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed (flush_local per target) */
@@ -12,65 +13,27 @@
 /* Chunks of destroyed queues are kept for the next queues (up to CQ_CACHE_BYTES per
  * PE): a program that creates and destroys queues repeatedly then does not page-fault
  * fresh chunk memory inside its push loops (the profile showed ~8% of cycles in page
- * faults and their clearing with per-queue malloc/free). Two sizes exist (AM chunks and
- * the 2x RMA chunks), cached apart. */
+ * faults and their clearing with per-queue malloc/free). A chunk comes back for a queue
+ * of the same chunk size (AM and RMA chunks differ); the bound counts payload bytes
+ * (cbytes). The cache itself is the library's one module, src/mpi_rma/bufcache.h. */
 #define CQ_CACHE_BYTES ((size_t)64 << 20)
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    size_t cbytes;
-    cq_chunk_t *head;
-} chunk_cache[2];
-static size_t cache_bytes;
+static shmemi_bufcache_t chunk_cache =
+    SHMEMI_BUFCACHE_INIT(0, CQ_CACHE_BYTES, shmemi_bufcache_free);
 
 static cq_chunk_t *cache_take(size_t cbytes)
 {
-    cq_chunk_t *c = NULL;
-    pthread_mutex_lock(&cache_lock);
-    for (int i = 0; i < 2; i++) {
-        if (chunk_cache[i].cbytes == cbytes && chunk_cache[i].head) {
-            c = chunk_cache[i].head;
-            chunk_cache[i].head = c->next;
-            cache_bytes -= cbytes;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&cache_lock);
-    return c;
+    return shmemi_bufcache_take(&chunk_cache, cbytes);
 }
 
 /* Keeps c for later queues, or frees it. */
 void cq_cache_give(cq_chunk_t *c, size_t cbytes)
 {
-    pthread_mutex_lock(&cache_lock);
-    if (cache_bytes + cbytes <= CQ_CACHE_BYTES) {
-        for (int i = 0; i < 2; i++) {
-            if (chunk_cache[i].cbytes == 0)
-                chunk_cache[i].cbytes = cbytes;
-            if (chunk_cache[i].cbytes == cbytes) {
-                c->next = chunk_cache[i].head;
-                chunk_cache[i].head = c;
-                cache_bytes += cbytes;
-                c = NULL;
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&cache_lock);
-    free(c);
+    shmemi_bufcache_give(&chunk_cache, c, cbytes);
 }
 
 void cq_cache_free(void)
 {
-    pthread_mutex_lock(&cache_lock);
-    for (int i = 0; i < 2; i++) {
-        while (chunk_cache[i].head) {
-            cq_chunk_t *c = chunk_cache[i].head;
-            chunk_cache[i].head = c->next;
-            free(c);
-        }
-    }
-    cache_bytes = 0;
-    pthread_mutex_unlock(&cache_lock);
+    shmemi_bufcache_drain(&chunk_cache);
 }
 
 static cq_chunk_t *chunk_get(shmem_queue_t q)

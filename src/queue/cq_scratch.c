@@ -9,31 +9,27 @@
  * threshold), which kept the freed blocks: RSS grew over rounds of creating and
  * destroying 1,000 queues (18 -> 97 -> 151 -> 181 -> 188 MB, issue 20). A few mappings
  * are kept for the next queues, with their pages released (MADV_DONTNEED: zero again on
- * the next touch), so create/destroy churn costs no mmap and the cache holds no memory. */
+ * the next touch), so create/destroy churn costs no mmap and the cache holds no memory.
+ * The cache is the library's one buffer cache (src/mpi_rma/bufcache.h); what is special
+ * here, mmap on a miss and MADV_DONTNEED before keeping, stays in this file. */
 #include "comm_queue.h"
+#include "../mpi_rma/bufcache.h"
 #include <sys/mman.h>
 
-#define SCRATCH_CACHE 8
+static void scratch_unmap(void *p, size_t bytes)
+{
+    munmap(p, bytes);
+}
 
-static pthread_mutex_t scratch_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    void *p;
-    size_t bytes;
-} cache[SCRATCH_CACHE];
+/* 8 mappings; no byte bound: a kept mapping holds no memory, only address space. */
+static shmemi_bufcache_t cache = SHMEMI_BUFCACHE_INIT(8, 0, scratch_unmap);
 
 void *cq_scratch_take(size_t bytes)
 {
-    pthread_mutex_lock(&scratch_lock);
-    for (int i = 0; i < SCRATCH_CACHE; i++) {
-        if (cache[i].p && cache[i].bytes == bytes) {
-            void *p = cache[i].p;
-            cache[i].p = NULL;
-            pthread_mutex_unlock(&scratch_lock);
-            return p;
-        }
-    }
-    pthread_mutex_unlock(&scratch_lock);
-    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *p = shmemi_bufcache_take(&cache, bytes);
+    if (p)
+        return p;
+    p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     return p == MAP_FAILED ? NULL : p;
 }
 
@@ -42,28 +38,13 @@ void cq_scratch_give(void *p, size_t bytes)
     if (p == NULL)
         return;
     /* release the pages (zero on the next touch), keep the address range */
-    if (madvise(p, bytes, MADV_DONTNEED) == 0) {
-        pthread_mutex_lock(&scratch_lock);
-        for (int i = 0; i < SCRATCH_CACHE; i++) {
-            if (cache[i].p == NULL) {
-                cache[i].p = p;
-                cache[i].bytes = bytes;
-                pthread_mutex_unlock(&scratch_lock);
-                return;
-            }
-        }
-        pthread_mutex_unlock(&scratch_lock);
-    }
-    munmap(p, bytes);
+    if (madvise(p, bytes, MADV_DONTNEED) == 0)
+        shmemi_bufcache_give(&cache, p, bytes);
+    else
+        munmap(p, bytes);
 }
 
 void cq_scratch_cache_free(void)
 {
-    pthread_mutex_lock(&scratch_lock);
-    for (int i = 0; i < SCRATCH_CACHE; i++) {
-        if (cache[i].p)
-            munmap(cache[i].p, cache[i].bytes);
-        cache[i].p = NULL;
-    }
-    pthread_mutex_unlock(&scratch_lock);
+    shmemi_bufcache_drain(&cache);
 }

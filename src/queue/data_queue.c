@@ -5,53 +5,21 @@
  *
  * Push and pop are local memcpy's into per-peer rooms; the flush engine that moves the
  * rooms' contents is dq_flush.c. The global flush and destroy first agree with every
- * PE of the team (shmemi_dataq_sync); that agreement also carries each PE's verdict on
+ * PE of the team (shmemi_queue_data_sync); that agreement also carries each PE's verdict on
  * its arguments and which routine it is in (global flush or destroy), so a bad argument
  * or a mismatch on one PE fails the routine on every PE instead of leaving the others
  * waiting (agree.c).
  */
 #include "data_queue.h"
 #include "../mpi_rma/agree.h"
+#include "../mpi_rma/registry.h"
 #include <limits.h>
 
 static uint64_t next_queue_id; /* atomically incremented */
 
 /* Live queues in creation order, so shmem_finalize can release those never destroyed
  * (every member created them in the same order: collective). */
-static struct shmemi_dataq **live;
-static int n_live, cap_live;
-static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int dq_live_add(struct shmemi_dataq *q)
-{
-    int rc = 0;
-    pthread_mutex_lock(&live_lock);
-    if (n_live == cap_live) {
-        int cap = cap_live ? 2 * cap_live : 8;
-        struct shmemi_dataq **a = realloc(live, sizeof *a * (size_t)cap);
-        if (a == NULL)
-            rc = -1;
-        else
-            live = a, cap_live = cap;
-    }
-    if (rc == 0)
-        live[n_live++] = q;
-    pthread_mutex_unlock(&live_lock);
-    return rc;
-}
-
-static void dq_live_remove(struct shmemi_dataq *q)
-{
-    pthread_mutex_lock(&live_lock);
-    for (int i = 0; i < n_live; i++) {
-        if (live[i] == q) {
-            memmove(&live[i], &live[i + 1], sizeof *live * (size_t)(n_live - i - 1));
-            n_live--;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&live_lock);
-}
+static shmemi_registry_t live = SHMEMI_REGISTRY_INIT;
 
 /* Handle check for every routine: NULL -> ARG; not a live data queue (a comm queue,
  * a destroyed queue) -> STATE. */
@@ -99,13 +67,13 @@ static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
     return b / q->h.elem;
 }
 
-const char shmemi_dataq_finalize_routine[] = "shmem_finalize";
+const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
 
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_dataq_buf_give(q->buf_out, bufbytes);
-    shmemi_dataq_buf_give(q->buf_in, bufbytes);
+    shmemi_queue_data_buf_give(q->buf_out, bufbytes);
+    shmemi_queue_data_buf_give(q->buf_in, bufbytes);
     free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
@@ -178,7 +146,7 @@ static int dq_check_config(const char *routine, shmem_queue_t *queue,
             return SHMEM_QUEUE_ERR_ARG;
         }
     } else {
-        want->room = shmemi_dataq_default_room(elem, npes);
+        want->room = shmemi_queue_data_default_room(elem, npes);
     }
     if (want->room > SIZE_MAX / 2 / (size_t)npes) {
         shmemi_debug(routine, "max_bytes %zu times %d PEs overflows", want->room, npes);
@@ -213,8 +181,8 @@ static struct shmemi_dataq *dq_allocate(int npes, size_t room)
     struct shmemi_dataq *q = calloc(1, sizeof *q);
     if (q == NULL)
         return NULL;
-    q->buf_out = shmemi_dataq_buf_take(n * room);
-    q->buf_in = shmemi_dataq_buf_take(n * room);
+    q->buf_out = shmemi_queue_data_buf_take(n * room);
+    q->buf_in = shmemi_queue_data_buf_take(n * room);
     q->h.out_at = calloc(n, sizeof(char *));
     q->h.in_at = calloc(n, sizeof(char *));
     q->h.out_len = calloc(n, sizeof(size_t));
@@ -370,8 +338,8 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
     q->xfer = xfer;
     q->chunk = want->chunk;
     q->h.phase = SHMEMI_DATAQ_IDLE;
-    if (dq_live_add(q) != 0) /* allocation fails on this PE alone: keep going, only finalize
-                                will not see the queue */
+    /* no memory on this PE alone: keep going, only finalize will not see the queue */
+    if (shmemi_registry_add(&live, q) != 0)
         shmemi_debug(routine, "out of memory for the finalize list");
     /* SHARED queues get the other magic: the inline paths leave them to the library */
     __atomic_store_n(&q->h.magic, shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
@@ -520,9 +488,9 @@ int shmem_queue_global_flush(shmem_queue_t queue)
      * once, so the agreement overlaps it; a PE with a background flush in flight asks
      * for one more. PEs whose background flushes lag catch up (dataq_sync). */
     uint64_t want = q->started + 1;
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 0)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 0)) != 0)
         return rc;
-    if ((rc = shmemi_dataq_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
+    if ((rc = shmemi_queue_data_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
         return rc;
     return q->last_rc;
 }
@@ -541,9 +509,9 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
     }
     /* Idle: start a background flush. In flight: test it, never start another in the
      * same call. The call that sees it complete returns its status. */
-    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_dataq_flush_start(q, 1)) != 0)
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 1)) != 0)
         return rc;
-    rc = shmemi_dataq_flush_step(q, 0);
+    rc = shmemi_queue_data_flush_step(q, 0);
     if (rc < 0)
         return rc;
     return rc == 1 ? q->last_rc : 0;
@@ -581,7 +549,7 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
 }
 SHMEMI_PROFILE(shmem_query_data_size)
 
-int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
+int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
 {
     static const char *routine = "shmem_query_attr";
     struct shmemi_dataq *q;
@@ -603,7 +571,7 @@ int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
     return 0;
 }
 
-int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
+int shmemi_queue_data_query_size(shmem_queue_t queue, size_t *size)
 {
     static const char *routine = "shmem_query_size";
     shmem_queue_attr_t a;
@@ -611,13 +579,13 @@ int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size)
         shmemi_debug(routine, "size is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    int rc = shmemi_dataq_query_attr(queue, &a);
+    int rc = shmemi_queue_data_query_attr(queue, &a);
     if (rc == 0)
         *size = (size_t)a.outstanding_elems;
     return rc;
 }
 
-int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
+int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
 {
     struct shmemi_dataq *q;
     int rc = dq_check_handle("shmemx_queue_stats", queue, &q);
@@ -672,7 +640,7 @@ SHMEMI_PROFILE(shmem_queue_data_destroy)
 static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out)
 {
     /* Complete any background flush on every PE, so no collective is left pending. */
-    int src = shmemi_dataq_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
+    int src = shmemi_queue_data_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
     if (src == SHMEM_QUEUE_ERR_ARG)
         return src;
     size_t left = 0;
@@ -690,19 +658,17 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
     MPI_Comm_free(&q->comm);
     MPI_Comm_free(&q->ctrl);
     pthread_mutex_destroy(&q->lock);
-    dq_live_remove(q);
+    shmemi_registry_remove(&live, q);
     dq_free_memory(q, (size_t)q->h.npes * q->h.room);
     *left_out = left;
     return src;
 }
 
 /* shmem_finalize: release data queues the program never destroyed, oldest first. */
-void shmemi_dataq_fini(void)
+void shmemi_queue_data_fini(void)
 {
     for (;;) {
-        pthread_mutex_lock(&live_lock);
-        struct shmemi_dataq *q = n_live ? live[0] : NULL;
-        pthread_mutex_unlock(&live_lock);
+        struct shmemi_dataq *q = shmemi_registry_at(&live, 0);
         if (q == NULL)
             break;
         uint64_t id = q->queue_id & ~SHMEMI_DATAQ_ID_BIT;
@@ -710,7 +676,7 @@ void shmemi_dataq_fini(void)
         /* removes q from live; ARG: a peer passed bad arguments to its destroy and
          * returned an error: meet it at its next one (a peer in a global flush ends
          * the job in dataq_sync) */
-        while (dq_release(q, shmemi_dataq_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
+        while (dq_release(q, shmemi_queue_data_finalize_routine, 0, &left) == SHMEM_QUEUE_ERR_ARG)
             ;
         /* Always said: a destroy would have returned DATALOSS, finalize returns nothing,
          * and after finalize no PE can pop what a flush would deliver. */
@@ -724,8 +690,6 @@ void shmemi_dataq_fini(void)
             shmemi_debug("shmem_finalize", "data queue %llu was not destroyed: freed",
                          (unsigned long long)id);
     }
-    free(live);
-    live = NULL;
-    n_live = cap_live = 0;
-    shmemi_dataq_buf_cache_free();
+    shmemi_registry_clear(&live);
+    shmemi_queue_data_buf_cache_free();
 }

@@ -5,7 +5,7 @@
  * first member is a uint32_t magic: SHMEMQ_DATAQ_LIVE or SHMEMQ_DATAQ_LIVE_SHARED while
  * the queue is live (include/shmemq/dataq.h). The
  * comm-queue code owns struct shmem_queue_s and the public shmem_query_attr /
- * shmem_query_size; it dispatches to shmemi_dataq_query_attr/_size when the first
+ * shmem_query_size; it dispatches to shmemi_queue_data_query_attr/_size when the first
  * uint32 of the handle says so (shmemi_is_dataq).
  *
  * Layout (docs/data_queues.md): per peer `room` bytes of outgoing and `room` bytes of
@@ -18,10 +18,12 @@
  *
  * Files: data_queue.c (the API and the list of live queues), dq_flush.c (the flush
  * engine), dq_size.c (the default room), dq_bufcache.c (exchange buffers kept for reuse).
- * Names: dq_ for what has internal linkage (statics, and the static inlines here);
- * shmemi_dataq_ for every symbol with external linkage, whether the other data-queue
- * files or other layers call it: the library exports every non-static symbol, and
- * shmemi_ is its reserved prefix, so a bare dq_ could clash with a program's names.
+ * Names (docs/architecture.md, "Names"): dq_ for what has internal linkage (statics,
+ * and the static inlines here); shmemi_queue_data_ for every function or variable with
+ * external linkage, whether the other data-queue files or other layers call it: the
+ * library exports every non-static symbol, and shmemi_queue_ is the queue layer's part
+ * of the library's reserved prefix. Types and macros keep the module's own name
+ * (struct shmemi_dataq, SHMEMI_DATAQ_*).
  */
 #ifndef SHMEMI_DATA_QUEUE_H
 #define SHMEMI_DATA_QUEUE_H
@@ -103,40 +105,40 @@ static inline void dq_unlock(struct shmemi_dataq *q)
 /* ---- the flush engine (dq_flush.c), called by the API in data_queue.c ---- */
 
 /* Snapshot the rooms and start a flush (bg: started by shmem_queue_data_progress). */
-int shmemi_dataq_flush_start(struct shmemi_dataq *q, int bg);
+int shmemi_queue_data_flush_start(struct shmemi_dataq *q, int bg);
 /* Advance the flush in flight. block: wait for each step (progressing everything
  * else meanwhile); otherwise test once per step. Returns 1 when idle, 0 when still in
  * flight, or an error (the flush is abandoned: the queue is then unusable). */
-int shmemi_dataq_flush_step(struct shmemi_dataq *q, int block);
+int shmemi_queue_data_flush_step(struct shmemi_dataq *q, int block);
 
-/* Which collective a shmemi_dataq_sync belongs to (finalize's release counts as a destroy). */
+/* Which collective a shmemi_queue_data_sync belongs to (finalize's release counts as a destroy). */
 enum { SHMEMI_DATAQ_SYNC_FLUSH = 1, SHMEMI_DATAQ_SYNC_DESTROY = 2 };
 /* Agree with every PE of the team on arguments, routine (kind) and flush count, then
  * catch up to the most flushes any PE started (`mine`: this PE's wish). ARG on every PE,
  * nothing changed, when one PE was bad or the PEs are in different routines. */
-int shmemi_dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
+int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
                       int bad);
-/* The routine name shmem_finalize's release passes to shmemi_dataq_sync, compared by
+/* The routine name shmem_finalize's release passes to shmemi_queue_data_sync, compared by
  * address: a PE in finalize that meets peers in a global flush ends the job. */
-extern const char shmemi_dataq_finalize_routine[];
+extern const char shmemi_queue_data_finalize_routine[];
 
 /* dq_bufcache.c: exchange buffers kept from destroyed queues for the next of one size.
  * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
-void *shmemi_dataq_buf_take(size_t bytes);
-void shmemi_dataq_buf_give(void *p, size_t bytes);
-void shmemi_dataq_buf_cache_free(void); /* finalize */
+void *shmemi_queue_data_buf_take(size_t bytes);
+void shmemi_queue_data_buf_give(void *p, size_t bytes);
+void shmemi_queue_data_buf_cache_free(void); /* finalize */
 
 /* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
  * handle is known to be a live data queue (shmemi_is_dataq); attr/size are checked here. */
-int shmemi_dataq_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
-int shmemi_dataq_query_size(shmem_queue_t queue, size_t *size);
-int shmemi_dataq_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
+int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
+int shmemi_queue_data_query_size(shmem_queue_t queue, size_t *size);
+int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
 /* dq_size.c: bytes per peer when the config gives no max_bytes (whole elements, from the
  * cache size). */
-size_t shmemi_dataq_default_room(size_t elem, int npes);
+size_t shmemi_queue_data_default_room(size_t elem, int npes);
 /* shmemq_info: the default room per peer and the cache figure behind it, one line. */
-void shmemi_dataq_describe(char *buf, size_t n, int npes);
+void shmemi_queue_data_describe(char *buf, size_t n, int npes);
 
 /* 1 if the handle's first uint32 says "live data queue" (EXCLUSIVE or SHARED). */
 static inline int shmemi_is_dataq(shmem_queue_t queue)

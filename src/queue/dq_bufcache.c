@@ -7,65 +7,29 @@
  * pays that again on the first exchange of every queue: ~0.1 s per 32 MiB on Debian's
  * MPICH, more than the exchange itself. A program that creates and destroys queues
  * around every phase (the dynamic-queue use the spec motivates) would pay it each time;
- * kept buffers stay mapped and registered. Bounded, exact-size match, freed at finalize.
+ * kept buffers stay mapped and registered. Bounded (4 buffers, 256 MiB), exact-size
+ * match (the cache module, src/mpi_rma/bufcache.h), freed at finalize.
  */
 #include "data_queue.h"
+#include "../mpi_rma/bufcache.h"
 
 #include <stdlib.h>
 
-#define DQ_CACHE_SLOTS 4
-#define DQ_CACHE_BYTES ((size_t)256 << 20)
+static shmemi_bufcache_t dq_cache =
+    SHMEMI_BUFCACHE_INIT(4, (size_t)256 << 20, shmemi_bufcache_free);
 
-static pthread_mutex_t dq_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    void *p;
-    size_t bytes;
-} dq_cache[DQ_CACHE_SLOTS];
-static size_t dq_cache_total;
-
-void *shmemi_dataq_buf_take(size_t bytes)
+void *shmemi_queue_data_buf_take(size_t bytes)
 {
-    void *p = NULL;
-    pthread_mutex_lock(&dq_cache_lock);
-    for (int i = 0; i < DQ_CACHE_SLOTS; i++) {
-        if (dq_cache[i].p && dq_cache[i].bytes == bytes) {
-            p = dq_cache[i].p;
-            dq_cache[i].p = NULL;
-            dq_cache_total -= bytes;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&dq_cache_lock);
+    void *p = shmemi_bufcache_take(&dq_cache, bytes);
     return p ? p : malloc(bytes ? bytes : 1);
 }
 
-void shmemi_dataq_buf_give(void *p, size_t bytes)
+void shmemi_queue_data_buf_give(void *p, size_t bytes)
 {
-    if (p == NULL)
-        return;
-    pthread_mutex_lock(&dq_cache_lock);
-    if (dq_cache_total + bytes <= DQ_CACHE_BYTES) {
-        for (int i = 0; i < DQ_CACHE_SLOTS; i++) {
-            if (dq_cache[i].p == NULL) {
-                dq_cache[i].p = p;
-                dq_cache[i].bytes = bytes;
-                dq_cache_total += bytes;
-                p = NULL;
-                break;
-            }
-        }
-    }
-    pthread_mutex_unlock(&dq_cache_lock);
-    free(p); /* cache full: let it go */
+    shmemi_bufcache_give(&dq_cache, p, bytes);
 }
 
-void shmemi_dataq_buf_cache_free(void)
+void shmemi_queue_data_buf_cache_free(void)
 {
-    pthread_mutex_lock(&dq_cache_lock);
-    for (int i = 0; i < DQ_CACHE_SLOTS; i++) {
-        free(dq_cache[i].p);
-        dq_cache[i].p = NULL;
-    }
-    dq_cache_total = 0;
-    pthread_mutex_unlock(&dq_cache_lock);
+    shmemi_bufcache_drain(&dq_cache);
 }

@@ -12,13 +12,13 @@
  * shmem_queue_data_progress runs the same steps, one test per call. Because PEs may call
  * progress different numbers of times, the global flush and destroy first agree (on a
  * second communicator, q->ctrl) on how many flushes were started and let every PE catch
- * up, so the collectives always match (shmemi_dataq_sync).
+ * up, so the collectives always match (shmemi_queue_data_sync).
  */
 #include "data_queue.h"
 #include "../mpi_rma/agree.h"
 
 /* Snapshot and start a flush: compact incoming rooms, exchange {out, free} per peer. */
-int shmemi_dataq_flush_start(struct shmemi_dataq *q, int bg)
+int shmemi_queue_data_flush_start(struct shmemi_dataq *q, int bg)
 {
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
@@ -239,7 +239,7 @@ static int dq_flush_advance(struct shmemi_dataq *q)
 /* Advance the flush in flight. block: wait for each step (progressing everything
  * else meanwhile); otherwise test once per step. Returns 1 when idle, 0 when still in
  * flight, or an error (the flush is abandoned: the queue is then unusable). */
-int shmemi_dataq_flush_step(struct shmemi_dataq *q, int block)
+int shmemi_queue_data_flush_step(struct shmemi_dataq *q, int block)
 {
     while (q->h.phase != SHMEMI_DATAQ_IDLE) {
         int rc;
@@ -276,7 +276,7 @@ int shmemi_dataq_flush_step(struct shmemi_dataq *q, int block)
  * The same reduction is the argument agreement: bad (this PE rejected its arguments)
  * or PEs in different routines (kind) make every PE return SHMEM_QUEUE_ERR_ARG before
  * any catch-up, with nothing changed. */
-int shmemi_dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
+int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
                       int bad)
 {
     uint64_t in[4] = {mine, bad != 0, (uint64_t)kind, ~(uint64_t)kind}, out[4];
@@ -290,7 +290,7 @@ int shmemi_dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
         /* A PE in shmem_finalize meets peers in a global flush of a queue it never
          * destroyed: they will never call the matching collective (this PE's next is
          * MPI_Finalize), so say so and end the job rather than leave them waiting. */
-        if (!out[1] && routine == shmemi_dataq_finalize_routine)
+        if (!out[1] && routine == shmemi_queue_data_finalize_routine)
             shmemi_fatal(routine,
                          "this PE reached shmem_finalize while other PEs of data queue %llu's "
                          "team (%d PEs) wait in shmem_queue_global_flush on it (a global "
@@ -306,12 +306,12 @@ int shmemi_dataq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine
     }
     uint64_t most = out[0];
     for (;;) {
-        int r = shmemi_dataq_flush_step(q, 1);
+        int r = shmemi_queue_data_flush_step(q, 1);
         if (r < 0)
             return r;
         if (q->started >= most)
             return 0;
-        if ((r = shmemi_dataq_flush_start(q, 0)) != 0)
+        if ((r = shmemi_queue_data_flush_start(q, 0)) != 0)
             return r;
     }
 }

@@ -34,7 +34,7 @@ static void dq_read_cache_size(void)
 
 /* Default bytes per peer: outgoing + incoming rooms of all peers together fill the
  * cache, but never less than 4 KiB per peer. Multiple of elem, at least one elem. */
-size_t shmemi_dataq_default_room(size_t elem, int npes)
+size_t shmemi_queue_data_default_room(size_t elem, int npes)
 {
     pthread_once(&cache_once, dq_read_cache_size);
     size_t r = cache_bytes / (2 * (size_t)npes);
@@ -45,9 +45,9 @@ size_t shmemi_dataq_default_room(size_t elem, int npes)
 }
 
 /* One line for shmemq_info: the default room and the hwloc figure behind it. */
-void shmemi_dataq_describe(char *buf, size_t n, int npes)
+void shmemi_queue_data_describe(char *buf, size_t n, int npes)
 {
-    size_t r = shmemi_dataq_default_room(1, npes);
+    size_t r = shmemi_queue_data_default_room(1, npes);
     snprintf(buf, n, "%zu bytes per peer at %d PEs (cache %s of %zu bytes, from hwloc)", r,
              npes, cache_name, cache_bytes);
 }

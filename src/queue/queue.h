@@ -18,7 +18,7 @@ int shmemi_queue_mpi_err(const char *routine, const char *call, int rc);
 void cq_am_init(void);       /* am.c: the receive engine, up from shmem_init */
 void cq_am_drain(void);      /* am.c, step DRAIN: live comm queues complete and are freed */
 void cq_am_stop(void);       /* am.c, step STOP: the receive engine stops */
-void shmemi_session_fini(void); /* session.c, step COMPLETE: active sessions complete */
-void shmemi_dataq_fini(void);   /* data_queue.c, step COLLECTIVE: data queues left alive */
+void shmemi_queue_session_fini(void); /* session.c, step COMPLETE: active sessions complete */
+void shmemi_queue_data_fini(void);    /* data_queue.c, step COLLECTIVE: data queues left alive */
 
 #endif

@@ -20,12 +20,12 @@
 
 static const shmemi_module_t sessions = {
     .name = "1.6 sessions",
-    .fini = {[SHMEMI_FINI_COMPLETE] = shmemi_session_fini},
+    .fini = {[SHMEMI_FINI_COMPLETE] = shmemi_queue_session_fini},
 };
 
 static const shmemi_module_t data_queues = {
     .name = "data queues",
-    .fini = {[SHMEMI_FINI_COLLECTIVE] = shmemi_dataq_fini},
+    .fini = {[SHMEMI_FINI_COLLECTIVE] = shmemi_queue_data_fini},
 };
 
 static const shmemi_module_t comm_queues = {

@@ -19,7 +19,7 @@
  *     in a session and then waits for an answer never withholds the flag forever.
  * The queue uses world PE numbers; shmemi_target() already translated team PEs.
  * A stopped session's queue is parked (up to SESSION_PARKED) for the next start;
- * shmemi_session_fini, at finalize (step COMPLETE, queue_layer.c), completes every
+ * shmemi_queue_session_fini, at finalize (step COMPLETE, queue_layer.c), completes every
  * active session and frees all. */
 #include "comm_queue.h"
 #include <pthread.h>
@@ -315,7 +315,7 @@ static void session_stop(const char *routine, struct shmemq_ctx *c)
 
 /* At finalize, before its barrier: sessions still active are completed (their contexts
  * may be destroyed later by nobody), then every queue is freed. */
-void shmemi_session_fini(void)
+void shmemi_queue_session_fini(void)
 {
     if (shmemi.default_ctx.batch != NULL)
         session_stop("shmem_finalize", &shmemi.default_ctx);

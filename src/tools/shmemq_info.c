@@ -76,7 +76,7 @@ int main(int argc, char **argv)
     shmemi_node_describe(node, sizeof node);
     shmemi_coll_describe(coll, sizeof coll); /* collective: every PE */
     shmemi_async_progress_describe(prog, sizeof prog);
-    shmemi_dataq_describe(dq, sizeof dq, shmem_n_pes());
+    shmemi_queue_data_describe(dq, sizeof dq, shmem_n_pes());
     const char *path = getenv("SHMEMQ_COMM_PATH");
     const char *cq = path && strcmp(path, "am") == 0
                          ? "am (SHMEMQ_COMM_PATH=am): batches applied by the target"
