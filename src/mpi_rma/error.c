@@ -105,6 +105,16 @@ static void say_line(const char *fmt, ...)
     }
 }
 
+void shmemi_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    say_line("%s", line);
+}
+
 void shmemi_once(const char *routine, const char *fmt, ...)
 {
     if (!shmemi.debug && !first_time(routine, 1))

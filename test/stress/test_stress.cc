@@ -37,8 +37,9 @@ namespace {
 using model::Rng;
 
 // Off the node (SHMEMQ_NODE_PES=1) a PE that computes gives MPICH ch4:ucx no progress for
-// the RMA others target it with: the progress thread does (docs/design.md). Set before
-// main() so shmem_init sees it; a value already in the environment wins.
+// the RMA others target it with: the node agent does (docs/design.md; on by default
+// across nodes, set here for one-node runs too). Set before main() so shmem_init sees it;
+// a value already in the environment wins.
 struct OffNodeProgress {
     OffNodeProgress()
     {
