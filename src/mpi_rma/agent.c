@@ -145,7 +145,6 @@ static void choose_pu(const cpu_set_t *bound, int bound_known)
 static void *agent_main(void *arg)
 {
     (void)arg;
-    (void)pthread_setname_np(pthread_self(), "shmemq-agent"); /* for ps, gdb, test/agent.c */
     /* The default 50 us timer slack would stretch every short sleep of the back-off to
      * ~55 us; a thread's slack is its own. */
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
@@ -270,6 +269,9 @@ int shmemi_agent_start(void)
             rc = -1;
         } else {
             ag.running = 1;
+            /* by the creator, so the name is there when shmem_init returns (ps, gdb,
+             * test/agent.c) */
+            (void)pthread_setname_np(ag.thread, "shmemq-agent");
         }
     }
     /* AM batches to a PE are applied while it computes only if its own process runs an
