@@ -3,7 +3,7 @@
  * Starts the library on one PE (or on as many as it is launched with; PE 0 prints) and
  * reports the library and spec versions, the MPI library and its device, the thread level
  * MPI provides, the symmetric heap and where its size came from, what the node transport
- * got, how the team collectives run, the comm queues' path to PEs off the node, the data queues' default room and the
+ * got, whether the node agent runs and why (node_agent), how the team collectives run, the comm queues' path to PEs off the node, the data queues' default room and the
  * hwloc figure behind it, and every environment variable with its value and default.
  * Usage: shmemq_info [--json]. */
 #include "shmemi.h"
