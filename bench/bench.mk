@@ -23,3 +23,9 @@ noinst_PROGRAMS += bench/coll
 bench_coll_SOURCES = bench/coll.c
 bench_coll_LDADD = $(SHMEMQ_LIBS)
 bench_coll_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# the node agent's wake-up latency and its cost to a compute-bound PE (issue 21)
+noinst_PROGRAMS += bench/agent
+bench_agent_SOURCES = bench/agent.c
+bench_agent_LDADD = $(SHMEMQ_LIBS)
+bench_agent_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -3,8 +3,9 @@
 // In every test some PE does NOT call the library while its peers' puts, gets, atomics
 // and queue flushes must complete: it spins on its own memory with plain loads, computes,
 // or waits inside an MPI call of its own. Built twice: test_onesided (PEs of one node: the
-// node transport) and test_onesided_offnode (SHMEMQ_NODE_PES=1 SHMEMQ_ASYNC_PROGRESS=1 set
-// by mpi_main.cc: every PE its own node, MPI RMA plus the progress thread).
+// node transport) and test_onesided_offnode (SHMEMQ_NODE_PES=1 set by mpi_main.cc: every
+// PE its own node, MPI RMA and AM batches, served by the node agent that the default
+// settings start in every node leader's process, here every PE's).
 //
 // A waiting PE gives up after kDeadline seconds and fails instead of hanging; a PE stuck
 // inside a library call is caught by run-mpi.sh's timeout.

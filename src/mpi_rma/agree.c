@@ -75,17 +75,17 @@ static uint64_t pes_sig(const int *pes, int n)
     return h;
 }
 
-static void answer_queries(void *arg)
+static int answer_queries(void *arg)
 {
     (void)arg;
     if (!shmemi.initialized)
-        return;
-    for (;;) {
+        return 0;
+    for (int served = 0;; served++) {
         int flag = 0;
         MPI_Status st;
         if (MPI_Iprobe(MPI_ANY_SOURCE, WD_TAG_QUERY, shmemi.comm, &flag, &st) != MPI_SUCCESS ||
             !flag)
-            return;
+            return served;
         int dummy;
         MPI_Recv(&dummy, 1, MPI_INT, st.MPI_SOURCE, WD_TAG_QUERY, shmemi.comm,
                  MPI_STATUS_IGNORE);

@@ -8,7 +8,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/malloc_tune.c \
 	src/mpi_rma/mpit_cvar.c \
 	src/mpi_rma/progress.c \
-	src/mpi_rma/progress_thread.c \
+	src/mpi_rma/agent.c \
 	src/mpi_rma/module.c \
 	src/mpi_rma/registry.h \
 	src/mpi_rma/registry.c \

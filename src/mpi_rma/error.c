@@ -105,6 +105,16 @@ static void say_line(const char *fmt, ...)
     }
 }
 
+void shmemi_say(const char *fmt, ...)
+{
+    char line[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    say_line("%s", line);
+}
+
 enum { SAY_REFUSED, SAY_ONCE };
 
 /* shmemi_refused and shmemi_once: said the first time per routine and kind (every time

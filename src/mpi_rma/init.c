@@ -74,9 +74,10 @@ int shmem_init_thread(int requested, int *provided)
         setenv("OMPI_MCA_osc", "sm,rdma,ucx,pt2pt", 0);
 #endif
 #endif
-        /* the progress thread enters MPI beside the program's threads */
-        int want = shmemi_async_progress_wanted() ? MPI_THREAD_MULTIPLE
-                                                  : to_mpi_thread_level(requested);
+        /* the node agent enters MPI beside the program's threads; whether this job needs
+         * one is known only after MPI_Init (the node layout), so ask unless it is off */
+        int want = shmemi_agent_may_run() ? MPI_THREAD_MULTIPLE
+                                          : to_mpi_thread_level(requested);
         if (MPI_Init_thread(NULL, NULL, want, &mpi_level) !=
             MPI_SUCCESS)
             shmemi_fatal(routine, "MPI_Init_thread failed");
@@ -92,6 +93,7 @@ int shmem_init_thread(int requested, int *provided)
 
     if (shmemi_node_comm_init() != 0)
         shmemi_fatal(routine, "finding the PEs of this node failed");
+    shmemi_agent_plan(); /* the modules below ask whether an agent will run */
     if (shmemi_heap_init() != 0 || shmemi_symseg_init() != 0) {
         MPI_Comm_free(&shmemi.comm);
         return -1; /* the init routines reported why, on every PE */
@@ -134,10 +136,11 @@ int shmem_init_thread(int requested, int *provided)
         atexit(atexit_finalize);
         atexit_done = 1;
     }
-    if (shmemi_async_progress_start() == 0 && shmemi.debug && shmemi.my_pe == 0) {
-        char d[192];
-        shmemi_async_progress_describe(d, sizeof d);
-        fprintf(stderr, "[shmemq PE 0] shmem_init: progress thread %s\n", d);
+    (void)shmemi_agent_start(); /* a failure is said and the library goes on */
+    if (shmemi.debug && shmemi.my_pe == 0) {
+        char d[320];
+        shmemi_agent_describe(d, sizeof d);
+        shmemi_say("[shmemq PE 0] shmem_init: node agent %s\n", d);
     }
     SHMEMI_MPI_CHECK(routine, shmemi_barrier_comm(shmemi.comm));
     if (provided)
@@ -173,7 +176,6 @@ void shmem_finalize(void)
     static const char *routine = "shmem_finalize";
     if (!shmemi.initialized || shmemi.finalized)
         return;
-    shmemi_async_progress_stop(); /* before anything it polls goes away */
     /* the registered modules (module.c has the steps; the queue layer registers) */
     shmemi_modules_fini(SHMEMI_FINI_COMPLETE); /* e.g. 1.6 sessions still active */
     /* Before the barrier: finalize's release of a live data queue counts as its destroy,
@@ -188,6 +190,10 @@ void shmem_finalize(void)
      * PE's drain is done, so nothing arrives after the engines stop */
     (void)shmemi_barrier_comm(shmemi.comm);
     shmemi_modules_fini(SHMEMI_FINI_STOP);
+    /* The agent serves until here: a PE in finalize's steps that do not progress (freeing
+     * windows) is still served. Its hooks are gone (unregistered under the registry's
+     * lock); it stops before the communicator it probes. */
+    shmemi_agent_stop();
     MPI_Comm_free(&shmemi.queue_comm);
     shmemi_symseg_fini();
     shmemi_heap_fini();

@@ -1,6 +1,7 @@
 # onesided: operations complete whatever the target PE is doing (test/test_onesided.cc),
-# on one node (the node transport) and with every PE its own node (MPI RMA plus the
-# progress thread: SHMEMQ_NODE_PES=1 SHMEMQ_ASYNC_PROGRESS=1).
+# on one node (the node transport) and with every PE its own node (SHMEMQ_NODE_PES=1:
+# MPI RMA and the comm queues' messages, served by the node agent, which the default
+# settings start there since every PE is its node's leader).
 if BUILD_TESTS
 check_PROGRAMS += test/test_onesided test/test_onesided_offnode
 test_test_onesided_SOURCES = $(TEST_COMMON_SOURCES) test/test_onesided.cc
@@ -9,7 +10,7 @@ test_test_onesided_LDADD = $(TEST_LIBS)
 test_test_onesided_LDFLAGS = $(NOINSTALL_FLAGS)
 test_test_onesided_offnode_SOURCES = $(TEST_COMMON_SOURCES) test/test_onesided.cc
 test_test_onesided_offnode_CPPFLAGS = $(TEST_INCLUDES) \
-	-DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1 SHMEMQ_ASYNC_PROGRESS=1"'
+	-DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1"'
 test_test_onesided_offnode_LDADD = $(TEST_LIBS)
 test_test_onesided_offnode_LDFLAGS = $(NOINSTALL_FLAGS)
 endif

@@ -66,21 +66,22 @@ void shmemi_progress(void)
     in_progress = 0;
 }
 
-/* The progress thread's pass (progress_thread.c): MPI, then the hooks registered as
- * safe there. Under the registry's lock, unlike shmemi_progress: the owner may
- * unregister a hook and free its argument (a stopped session) while this thread runs,
- * and the lock keeps it from calling a hook that is going away. */
-void shmemi_progress_async(void)
+/* The node agent's pass (agent.c): MPI, then the hooks registered as safe there. Under
+ * the registry's lock, unlike shmemi_progress: the owner may unregister a hook and free
+ * its argument (a stopped session) while the agent runs, and the lock keeps it from
+ * calling a hook that is going away. Returns the hooks' work count. */
+int shmemi_progress_async(void)
 {
-    int flag = 0;
+    int flag = 0, work = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shmemi.comm, &flag, MPI_STATUS_IGNORE);
     in_progress = 1; /* a hook that progresses does not run the other hooks from here */
     pthread_mutex_lock(&hooks_lock);
     for (int i = 0; i < n_hooks; i++)
         if (hooks[i].flags & SHMEMI_PROGRESS_THREAD_SAFE)
-            hooks[i].fn(hooks[i].arg);
+            work += hooks[i].fn(hooks[i].arg);
     pthread_mutex_unlock(&hooks_lock);
     in_progress = 0;
+    return work;
 }
 
 /* Randomised back-off for retry loops: lock retries and waits for this PE's own atomics,

@@ -60,3 +60,15 @@ if BUILD_TESTS
 TESTS += test/promises.sh
 test/promises.log: test/promises$(EXEEXT)
 endif
+
+# test/agent.sh: the node agent's start (where the policy says), stop (finalize with it
+# running) and failure (MPI below THREAD_MULTIPLE: said, no hang). A .sh test.
+noinst_PROGRAMS += test/agent
+test_agent_SOURCES = test/agent.c
+test_agent_LDADD = $(SHMEMQ_LIBS)
+test_agent_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += test/agent.sh
+if BUILD_TESTS
+TESTS += test/agent.sh
+test/agent.log: test/agent$(EXEEXT) shmemq_info$(EXEEXT)
+endif

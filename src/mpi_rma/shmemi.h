@@ -153,6 +153,8 @@ void shmemi_refused(const char *routine, const char *fmt, ...)
 /* A failure the program can handle but often does not check (a NULL from shmem_malloc):
  * said by default once per routine and PE, under SHMEM_DEBUG every time; never aborts. */
 void shmemi_once(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A whole line (fmt ends in '\n') to stderr in one write, whatever SHMEM_DEBUG says. */
+void shmemi_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Print only when SHMEM_DEBUG is set (queue routines return codes instead). */
 void shmemi_debug(const char *routine, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Flush every stdio stream and pause briefly, so the launcher forwards the last output
@@ -176,17 +178,20 @@ const char *shmemi_mpi_strerror(int rc, char buf[MPI_MAX_ERROR_STRING]);
 /* ---- progress (progress.c) ----
  * Anything that must run while a PE waits (queue message handlers, nonblocking
  * flushes) registers a hook; every blocking routine calls shmemi_progress(). */
-typedef void (*shmemi_progress_fn)(void *arg);
-/* The hook may also run on the progress thread (SHMEMQ_ASYNC_PROGRESS), concurrently with
- * the program's threads: it must lock what it touches. Hooks without it run only inside
+/* A hook returns how much work its pass did (messages applied, requests served; 0: none),
+ * so the node agent knows when to poll again at once and when to back off. */
+typedef int (*shmemi_progress_fn)(void *arg);
+/* The hook may also run on the node agent's thread (agent.c), concurrently with the
+ * program's threads: it must lock what it touches. Hooks without it run only inside
  * library calls of the program's threads. */
 #define SHMEMI_PROGRESS_THREAD_SAFE 1u
 int shmemi_progress_register_flags(shmemi_progress_fn fn, void *arg, unsigned flags);
 int shmemi_progress_register(shmemi_progress_fn fn, void *arg); /* flags 0 */
 void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
 void shmemi_progress(void);
-/* One pass of the progress thread: MPI progress and the THREAD_SAFE hooks. */
-void shmemi_progress_async(void);
+/* One pass of the node agent: MPI progress and the THREAD_SAFE hooks; returns the hooks'
+ * work count (MPI's own progress cannot be counted). */
+int shmemi_progress_async(void);
 /* Complete an MPI request while progressing everything else. */
 int shmemi_wait_request(MPI_Request *req);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
@@ -207,12 +212,16 @@ int shmemi_cvar_push_int(const char *name, int value, shmemi_cvar_saved_t *saved
 void shmemi_cvar_pop(shmemi_cvar_saved_t *saved);
 void shmemi_mpit_fini(void); /* right before our MPI_Finalize only (see mpit_cvar.c) */
 
-/* ---- progress_thread.c: the opt-in progress thread (SHMEMQ_ASYNC_PROGRESS) ---- */
-int shmemi_async_progress_wanted(void); /* the variable is set: ask MPI for THREAD_MULTIPLE */
-int shmemi_async_progress_start(void);  /* end of init; a message and no thread if not MULTIPLE */
-void shmemi_async_progress_stop(void);  /* start of finalize */
-int shmemi_async_progress_running(void); /* 1 while the thread runs */
-void shmemi_async_progress_describe(char *buf, size_t n);
+/* ---- agent.c: the node progress agent (SHMEMQ_ASYNC_PROGRESS: auto, 1, 0) ---- */
+int shmemi_agent_may_run(void);  /* before MPI_Init: not 0, so ask MPI for THREAD_MULTIPLE */
+void shmemi_agent_plan(void);    /* collective, once the node layout is known: on or off and
+                                    why (a message from each leader if MPI is not MULTIPLE) */
+int shmemi_agent_planned(void);  /* this PE's process will run its node's agent */
+int shmemi_agent_start(void);    /* collective, end of init; -1: the thread failed (said) */
+void shmemi_agent_stop(void);    /* finalize, after the modules' STOP step */
+int shmemi_agent_running(void);  /* 1 while the thread runs in this process */
+int shmemi_agent_serves_every_pe(void); /* every PE's own process runs an agent */
+void shmemi_agent_describe(char *buf, size_t n); /* what was chosen and why */
 
 /* ---- modules (module.c): start-up and shutdown of the layers above the runtime ----
  * The runtime calls no queue routine by name: the queue layer registers modules

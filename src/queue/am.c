@@ -112,12 +112,13 @@ static void repost(int i)
               CQ_TAG_MSG, shmemi.queue_comm, &am.req[i]);
 }
 
-static void am_poll(void *arg)
+static int am_poll(void *arg)
 {
     (void)arg;
     if (pthread_mutex_trylock(&am.lock) != 0)
-        return; /* another thread is applying */
-    for (;;) {
+        return 0; /* another thread is applying */
+    int served = 0;
+    for (;; served++) {
         int i = am.head, done = 0;
         MPI_Status status;
         if (MPI_Test(&am.req[i], &done, &status) != MPI_SUCCESS || !done)
@@ -137,6 +138,7 @@ static void am_poll(void *arg)
         am.head = (i + 1) % CQ_NRECV;
     }
     pthread_mutex_unlock(&am.lock);
+    return served;
 }
 
 /* Module start-up (queue_layer.c): at shmem_init, on every PE. */
@@ -147,8 +149,7 @@ void cq_am_init(void)
     if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
         cq_chunk_bytes = cb & ~(size_t)63;
     /* another thread may apply batches or run MPI's accumulate handlers meanwhile */
-    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE ||
-                      shmemi_async_progress_wanted();
+    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE || shmemi_agent_planned();
     void *v;
     int flag = 0;
     MPI_Comm_get_attr(shmemi.queue_comm, MPI_TAG_UB, &v, &flag);

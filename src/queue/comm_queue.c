@@ -160,23 +160,23 @@ int cq_check(shmem_queue_t q, const char *routine)
 
 /* ---- create and destroy ---- */
 /* Off-node targets only: node peers always take the node transport (node_burst). RMA
- * by default: a target computing needs MPI progress either way (a progress thread across
+ * by default: a target computing needs MPI progress either way (the node agent across
  * nodes, SHMEMQ_ASYNC_PROGRESS), but a target blocked in an MPI call of its own, waiting
  * for this PE, runs MPI's progress and completes RMA bursts, while our AM batches would
  * wait for it to call shmemq: a deadlock the spec forbids. AM stays available on request
  * (docs/queues_design.md says when it is safe), except in a program that started MPI itself,
- * the program that may wait inside MPI for us, unless the progress thread applies the
- * batches meanwhile. */
+ * the program that may wait inside MPI for us, unless every PE's process runs an agent
+ * that applies the batches meanwhile (every PE its own node). */
 static int env_path(void)
 {
     const char *e = getenv("SHMEMQ_COMM_PATH");
     if (!(e && strcmp(e, "am") == 0))
         return CQ_PATH_RMA;
-    if (shmemi.mpi_was_initialized && !shmemi_async_progress_running()) {
+    if (shmemi.mpi_was_initialized && !shmemi_agent_serves_every_pe()) {
         shmemi_debug("shmem_queue_comm_create",
                      "SHMEMQ_COMM_PATH=am not taken: the program initialised MPI and may "
-                     "wait inside it while others flush to it; RMA path (set "
-                     "SHMEMQ_ASYNC_PROGRESS=1 for AM)");
+                     "wait inside it while others flush to it, and a node agent does not "
+                     "run in every PE's process; RMA path");
         return CQ_PATH_RMA;
     }
     return CQ_PATH_AM;

@@ -72,14 +72,15 @@ static void read_env(void)
 }
 
 /* While a PE waits inside the library: let the timer issue old operations. */
-static void session_hook(void *arg)
+static int session_hook(void *arg)
 {
     shmemi_session_t *s = arg;
     if (in_queue || !atomic_load_explicit(&s->dirty, memory_order_relaxed))
-        return;
+        return 0;
     in_queue = 1;
     (void)cq_progress(s->q);
     in_queue = 0;
+    return 1;
 }
 
 static void flush_queue(const char *routine, shmemi_session_t *s)

@@ -3,7 +3,7 @@
  * Starts the library on one PE (or on as many as it is launched with; PE 0 prints) and
  * reports the library and spec versions, the MPI library and its device, the thread level
  * MPI provides, the symmetric heap and where its size came from, what the node transport
- * got, how the team collectives run, the comm queues' path to PEs off the node, the data queues' default room and the
+ * got, whether the node agent runs and why (node_agent), how the team collectives run, the comm queues' path to PEs off the node, the data queues' default room and the
  * hwloc figure behind it, and every environment variable with its value and default.
  * Usage: shmemq_info [--json]. */
 #include "shmemi.h"
@@ -72,10 +72,10 @@ int main(int argc, char **argv)
     const char *heap_env = getenv("SHMEM_SYMMETRIC_SIZE") ? "SHMEM_SYMMETRIC_SIZE"
                            : getenv("SMA_SYMMETRIC_SIZE") ? "SMA_SYMMETRIC_SIZE"
                                                           : "default";
-    char node[256], prog[192], dq[192], coll[192];
+    char node[256], prog[320], dq[192], coll[192];
     shmemi_node_describe(node, sizeof node);
     shmemi_coll_describe(coll, sizeof coll); /* collective: every PE */
-    shmemi_async_progress_describe(prog, sizeof prog);
+    shmemi_agent_describe(prog, sizeof prog);
     shmemi_queue_data_describe(dq, sizeof dq, shmem_n_pes());
     const char *path = getenv("SHMEMQ_COMM_PATH");
     const char *cq = path && strcmp(path, "am") == 0
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
             {"mpi_thread_level", level_name(mpi_level)},
             {"heap_size_source", heap_env},
             {"node_transport", node},
-            {"progress_thread", prog},
+            {"node_agent", prog},
             {"collectives", coll},
             {"commq_node_peers", "node transport: bursts applied by the pushing PE"},
             {"commq_off_node", cq},

@@ -1,0 +1,301 @@
+/* agent.c: the node progress agent (SHMEMQ_ASYNC_PROGRESS; docs/design.md, "The node
+ * agent").
+ *
+ * Between PEs of one node nothing needs the target's CPU (the node transport). Across
+ * nodes some MPIs complete passive-target RMA only while the target is inside MPI
+ * (MPICH ch4:ucx applies puts to MPI_Win_create memory and every accumulate as active
+ * messages), and the comm queues' AM batches wait for the target's engine: a PE that
+ * computes without calling anything stalls its peers, and a correct program that grows
+ * past one node hangs. So when the job spans nodes one thread per node, in the node
+ * leader's process (the lowest world rank of the node), enters MPI (MPI_Iprobe drives
+ * the progress engine) and runs the progress hooks registered as safe from a second
+ * thread (SHMEMI_PROGRESS_THREAD_SAFE: the AM receive engine, and whatever serves the
+ * node's PEs). One per node, not one per PE: node peers map each other's memory, so the
+ * leader's process can apply for all of them, and the PEs keep their cores.
+ *
+ * Policy (decided in shmemi_agent_plan, once the node layout is known):
+ * SHMEMQ_ASYNC_PROGRESS unset/auto: on when the job spans nodes, off in a one-node job;
+ * 1: on (one-node jobs too); 0: off. It needs MPI_THREAD_MULTIPLE, which shmem_init asks
+ * for unless the variable is 0 (the layout is unknown before MPI_Init); an MPI that gives
+ * less (or a program that initialised MPI at a lower level) gets one line on stderr from
+ * each leader and no agent.
+ *
+ * Loop: after a pass that did work (a hook applied something) it polls again at once;
+ * idle, it polls a few more times, then sleeps 1, 2, 4 ... microseconds up to
+ * SHMEMQ_ASYNC_PROGRESS_US (the cap; measured in bench/agent.c), so an idle agent costs a
+ * wake-up per cap and never spins on a core a PE computes on. MPI's own progress (RMA
+ * served inside MPI_Iprobe) cannot be counted: such traffic is served once per wake-up.
+ *
+ * Binding (hwloc): to a core that no PE of the node is bound to (the last such core), so
+ * it takes no PE's core; unbound when there is none (or the PEs are unbound).
+ * SHMEMQ_ASYNC_PROGRESS_CPU=<PU index> picks the PU instead. */
+#define _GNU_SOURCE 1
+#include "shmemi.h"
+#include <hwloc.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/prctl.h>
+#include <time.h>
+
+#define AGENT_SPIN_POLLS 8    /* idle polls before the first sleep */
+#define AGENT_DEFAULT_CAP_US 100/* SHMEMQ_ASYNC_PROGRESS_US's default (settings.c) */
+
+static struct {
+    int planned;    /* this PE's process runs its node's agent (shmemi_agent_plan) */
+    int running;    /* the thread runs */
+    int all_served; /* every PE of the job runs an agent in its own process */
+    int leader;     /* world rank of this node's leader */
+    int nodes;      /* nodes in the job */
+    int stop;       /* atomic: the thread ends at its next pass */
+    pthread_t thread;
+    long cap_us;
+    int pu; /* the PU the thread binds to, or -1 */
+    char why[160]; /* on or off, and why */
+    char how[96];  /* where it runs */
+} ag = {.pu = -1, .why = "off: shmem_init has not run", .how = ""};
+
+/* SHMEMQ_ASYNC_PROGRESS: -1 auto (unset, empty, "auto" or not valid: shmem_init said so),
+ * 0 off, 1 on; the values settings.c lists. */
+static int agent_mode(void)
+{
+    static const char *const on[] = {"1", "on", "yes", "true"}, *const off[] = {"0", "off", "no", "false"};
+    const char *e = getenv("SHMEMQ_ASYNC_PROGRESS");
+    for (int i = 0; e && i < 4; i++) {
+        if (strcmp(e, on[i]) == 0)
+            return 1;
+        if (strcmp(e, off[i]) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+int shmemi_agent_may_run(void)
+{
+    return agent_mode() != 0;
+}
+
+static const char *level_name(int l)
+{
+    return l == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+           : l == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+           : l == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                        : "MPI_THREAD_SINGLE";
+}
+
+/* The CPUs the node's PEs are bound to (their union), gathered at the leader. Every PE
+ * of the node calls it. 0 and *bound filled at the leader. */
+static int node_binding(cpu_set_t *bound)
+{
+    cpu_set_t mine;
+    CPU_ZERO(&mine);
+    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
+        CPU_ZERO(&mine); /* unknown: claims nothing */
+    int me = 0, n = shmemi.node_size;
+    MPI_Comm_rank(shmemi.node_comm, &me);
+    cpu_set_t *all = me == 0 ? malloc((size_t)n * sizeof *all) : NULL;
+    if (me == 0 && !all)
+        n = 0; /* still make the call: the others are in it */
+    int rc = MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, 0,
+                        shmemi.node_comm);
+    if (me != 0)
+        return 0;
+    CPU_ZERO(bound);
+    for (int i = 0; i < n; i++)
+        CPU_OR(bound, bound, &all[i]);
+    free(all);
+    return rc == MPI_SUCCESS && n > 0 ? 0 : -1;
+}
+
+/* Chooses the PU (or -1: unbound) from the node's bindings and says where in ag.how. */
+static void choose_pu(const cpu_set_t *bound, int bound_known)
+{
+    const char *e = getenv("SHMEMQ_ASYNC_PROGRESS_CPU");
+    char *end;
+    long pu = e && *e ? strtol(e, &end, 10) : -1;
+    if (e && *e && *end == '\0' && pu >= 0 && pu <= (1L << 30)) { /* else: as unset */
+        ag.pu = (int)pu;
+        snprintf(ag.how, sizeof ag.how, "PU %d (SHMEMQ_ASYNC_PROGRESS_CPU)", ag.pu);
+        return;
+    }
+    snprintf(ag.how, sizeof ag.how, "unbound (the node's PEs' bindings unknown)");
+    hwloc_topology_t topo;
+    if (!bound_known || hwloc_topology_init(&topo) != 0)
+        return;
+    if (hwloc_topology_load(topo) == 0) {
+        int ncores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+        for (int i = ncores - 1; i >= 0 && ag.pu < 0; i--) {
+            hwloc_obj_t core = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, i);
+            int free_core = core != NULL && !hwloc_bitmap_iszero(core->cpuset);
+            for (int p = core ? hwloc_bitmap_first(core->cpuset) : -1; free_core && p >= 0;
+                 p = hwloc_bitmap_next(core->cpuset, p))
+                if (p >= CPU_SETSIZE || CPU_ISSET(p, bound))
+                    free_core = 0;
+            if (free_core)
+                ag.pu = hwloc_bitmap_first(core->cpuset);
+        }
+        if (ag.pu >= 0)
+            snprintf(ag.how, sizeof ag.how, "PU %d (a core no PE of the node is bound to)",
+                     ag.pu);
+        else
+            snprintf(ag.how, sizeof ag.how, "unbound (no core is free of the node's PEs' bindings)");
+    }
+    hwloc_topology_destroy(topo);
+}
+
+static void *agent_main(void *arg)
+{
+    (void)arg;
+    /* The default 50 us timer slack would stretch every short sleep of the back-off to
+     * ~55 us; a thread's slack is its own. */
+    (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+    unsigned idle = 0;
+    while (!__atomic_load_n(&ag.stop, __ATOMIC_ACQUIRE)) {
+        if (shmemi_progress_async() > 0) {
+            idle = 0; /* more may follow: poll again at once */
+            continue;
+        }
+        if (++idle <= AGENT_SPIN_POLLS)
+            continue;
+        if (ag.cap_us == 0) { /* SHMEMQ_ASYNC_PROGRESS_US=0: yield, never sleep */
+            sched_yield();
+            continue;
+        }
+        unsigned k = idle - AGENT_SPIN_POLLS - 1;
+        long us = k >= 20 ? ag.cap_us : 1L << k;
+        if (us > ag.cap_us)
+            us = ag.cap_us;
+        struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+        nanosleep(&ts, NULL);
+    }
+    return NULL;
+}
+
+void shmemi_agent_plan(void)
+{
+    int node_rank = 0, is_leader, mode = agent_mode(), level = MPI_THREAD_SINGLE;
+    MPI_Comm_rank(shmemi.node_comm, &node_rank);
+    is_leader = node_rank == 0;
+    ag.planned = ag.running = ag.all_served = 0;
+    ag.pu = -1;
+    ag.how[0] = '\0';
+    ag.leader = shmemi.my_pe;
+    MPI_Bcast(&ag.leader, 1, MPI_INT, 0, shmemi.node_comm);
+    MPI_Allreduce(&is_leader, &ag.nodes, 1, MPI_INT, MPI_SUM, shmemi.comm);
+    char spans[64];
+    snprintf(spans, sizeof spans, "job spans %d nodes", ag.nodes);
+    /* the leader's decision holds for its node (an environment that differs between
+     * PEs must not split the node's collective calls below) */
+    int wanted = mode == 1 || (mode == -1 && ag.nodes > 1);
+    MPI_Bcast(&wanted, 1, MPI_INT, 0, shmemi.node_comm);
+    if (!wanted) {
+        snprintf(ag.why, sizeof ag.why, "off: %s",
+                 mode == 0 ? "SHMEMQ_ASYNC_PROGRESS=0" : "one-node job");
+        return;
+    }
+    cpu_set_t bound;
+    int bound_known = node_binding(&bound) == 0;
+    const char *reason = mode == 1 ? "SHMEMQ_ASYNC_PROGRESS=1" : spans;
+    MPI_Query_thread(&level);
+    if (level != MPI_THREAD_MULTIPLE) {
+        snprintf(ag.why, sizeof ag.why, "off: MPI provides %s, the agent needs MPI_THREAD_MULTIPLE",
+                 level_name(level));
+        if (is_leader)
+            shmemi_say("[shmemq PE %d] shmem_init: the node agent (%s) cannot start: MPI provides "
+                       "%s, it needs MPI_THREAD_MULTIPLE. Going on without it: a PE of this node "
+                       "that computes or spins outside shmemq while PEs of other nodes target it "
+                       "then waits for the MPI's own progress. Initialise MPI with "
+                       "MPI_THREAD_MULTIPLE (or let shmem_init do it), or set "
+                       "SHMEMQ_ASYNC_PROGRESS=0 to go without it silently.\n",
+                       shmemi.my_pe, reason, level_name(level));
+        return;
+    }
+    if (!is_leader) {
+        snprintf(ag.why, sizeof ag.why, "on PE %d for this node (%s)", ag.leader, reason);
+        return;
+    }
+    ag.planned = 1;
+    snprintf(ag.why, sizeof ag.why, "on PE %d (%s)", shmemi.my_pe, reason);
+    choose_pu(&bound, bound_known);
+}
+
+int shmemi_agent_planned(void)
+{
+    return ag.planned;
+}
+
+int shmemi_agent_running(void)
+{
+    return ag.running;
+}
+
+int shmemi_agent_serves_every_pe(void)
+{
+    return ag.all_served;
+}
+
+int shmemi_agent_start(void)
+{
+    int rc = 0;
+    if (ag.planned && !ag.running) {
+        const char *e = getenv("SHMEMQ_ASYNC_PROGRESS_US");
+        char *end = NULL;
+        ag.cap_us = e && *e ? strtol(e, &end, 10) : AGENT_DEFAULT_CAP_US;
+        if ((end && *end) || ag.cap_us < 0 || ag.cap_us > 1000000)
+            ag.cap_us = AGENT_DEFAULT_CAP_US; /* shmem_init said so (settings.c) */
+        __atomic_store_n(&ag.stop, 0, __ATOMIC_RELEASE);
+        /* bound from its first instruction (the attribute), so nothing but this thread
+         * writes ag; a PU that cannot be had leaves it unbound */
+        int created = -1;
+        if (ag.pu >= 0 && ag.pu < CPU_SETSIZE) {
+            pthread_attr_t attr;
+            cpu_set_t set;
+            CPU_ZERO(&set);
+            CPU_SET(ag.pu, &set);
+            if (pthread_attr_init(&attr) == 0) {
+                if (pthread_attr_setaffinity_np(&attr, sizeof set, &set) == 0)
+                    created = pthread_create(&ag.thread, &attr, agent_main, NULL);
+                pthread_attr_destroy(&attr);
+            }
+            if (created != 0)
+                snprintf(ag.how, sizeof ag.how, "unbound (binding to PU %d failed)", ag.pu);
+        }
+        if (created != 0)
+            created = pthread_create(&ag.thread, NULL, agent_main, NULL);
+        if (created != 0) {
+            shmemi_say("[shmemq PE %d] shmem_init: could not start the node agent's thread; "
+                       "going on without it (see SHMEMQ_ASYNC_PROGRESS)\n", shmemi.my_pe);
+            snprintf(ag.why, sizeof ag.why, "off: creating its thread failed");
+            ag.how[0] = '\0';
+            rc = -1;
+        } else {
+            ag.running = 1;
+            /* by the creator, so the name is there when shmem_init returns (ps, gdb,
+             * test/agent.c) */
+            (void)pthread_setname_np(ag.thread, "shmemq-agent");
+        }
+    }
+    /* AM batches to a PE are applied while it computes only if its own process runs an
+     * agent (the comm queue asks before taking that path) */
+    int mine = ag.running && shmemi.node_size == 1;
+    MPI_Allreduce(&mine, &ag.all_served, 1, MPI_INT, MPI_MIN, shmemi.comm);
+    return rc;
+}
+
+void shmemi_agent_stop(void)
+{
+    if (!ag.running)
+        return;
+    __atomic_store_n(&ag.stop, 1, __ATOMIC_RELEASE);
+    pthread_join(ag.thread, NULL);
+    ag.running = ag.planned = ag.all_served = 0;
+    snprintf(ag.why, sizeof ag.why, "off: stopped by shmem_finalize");
+    ag.how[0] = '\0';
+}
+
+void shmemi_agent_describe(char *buf, size_t n)
+{
+    if (ag.running)
+        snprintf(buf, n, "%s, %s, idle sleep up to %ld us", ag.why, ag.how, ag.cap_us);
+    else
+        snprintf(buf, n, "%s", ag.why);
+}
