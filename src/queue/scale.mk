@@ -15,3 +15,12 @@ EXTRA_DIST += test/scale.sh
 TESTS += test/scale.sh
 test/scale.log: test/test_scale$(EXEEXT)
 endif
+
+# bench/scale: histogram and index-gather kernels (shared with bench/histogram.c and
+# bench/indexgather.c) with each queue's usage; bench/scale.sh runs it at 1..16 PEs
+noinst_PROGRAMS += bench/scale
+bench_scale_SOURCES = bench/scale.c bench/histogram_kernels.h bench/indexgather_kernels.h \
+	bench/bench_util.h
+bench_scale_LDADD = $(SHMEMQ_LIBS)
+bench_scale_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += bench/scale.sh
