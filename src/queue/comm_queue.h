@@ -261,9 +261,9 @@ int cq_progress(shmem_queue_t q);
 int cq_local_flush(shmem_queue_t q);
 
 /* 0 if q is a live comm queue, else the error to return (comm_queue.c) */
+int cq_check(shmem_queue_t q, const char *routine);
 /* 1 if q is not a comm-queue header (so it may be a data queue), by the registry */
 int cq_foreign(shmem_queue_t q);
-int cq_check(shmem_queue_t q, const char *routine);
 static inline void cq_lock(shmem_queue_t q)
 {
     if (q->shared)
