@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <shmemx.h>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 #include "test_util.h"
@@ -118,7 +119,9 @@ TEST(Scale, ModelFormulasAtLargeP)
 
 // One ADD to every PE, then three to the right neighbour only: buffers, bytes, messages
 // and peers exactly as the model and the pushes say, and the counters right.
-TEST(Scale, CommQueueUsageMatchesModel)
+// path: SHMEMQ_COMM_PATH at create ("rma": the default; "am": the active-message path,
+// whose chunks and scratch are twice the size and whose bursts to self are applied here).
+void comm_usage_case(const char *path, int want_mode)
 {
     const int np = shmem_n_pes(), me = shmem_my_pe();
     int64_t *ctr = static_cast<int64_t *>(shmem_calloc(1, sizeof(int64_t)));
@@ -126,9 +129,12 @@ TEST(Scale, CommQueueUsageMatchesModel)
     shmem_barrier_all();
     shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
     shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    setenv("SHMEMQ_COMM_PATH", path, 1);
+    int crc = shmem_queue_comm_create(&q, &c);
+    unsetenv("SHMEMQ_COMM_PATH");
+    ASSERT_EQ(crc, 0);
     shmemx_queue_usage_t u = usage(q);
-    ASSERT_TRUE(u.mode == SHMEMX_QUEUE_MODE_COMM_RMA || u.mode == SHMEMX_QUEUE_MODE_COMM_AM);
+    ASSERT_EQ(u.mode, (uint32_t)want_mode);
     shmemx_queue_model_t m = model(c, (int)u.mode, np, node_pes());
     EXPECT_EQ(u.npes, (uint32_t)np);
     EXPECT_EQ(u.meta_bytes, m.meta_bytes);
@@ -196,6 +202,9 @@ TEST(Scale, CommQueueUsageMatchesModel)
     shmem_barrier_all();
     shmem_free(ctr);
 }
+
+TEST(Scale, CommQueueUsageMatchesModelRma) { comm_usage_case("rma", SHMEMX_QUEUE_MODE_COMM_RMA); }
+TEST(Scale, CommQueueUsageMatchesModelAm) { comm_usage_case("am", SHMEMX_QUEUE_MODE_COMM_AM); }
 
 // A mixed queue: one-element PUTs to PEs of this node are copies made by the push (no
 // buffer); to every other PE they open a chunk, as do the ADDs everywhere. So the buffers
