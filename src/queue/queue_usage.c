@@ -7,8 +7,11 @@
  *
  * The model and the queues share their size rules (shmemi_cq_sizes here for comm
  * queues, shmemi_dataq_default_room for data queues), so the formulas cannot drift from
- * what create does; the usage side reads what each queue really allocated (its chunk
- * count, its arrays), so a test comparing the two checks the accounting, not a copy.
+ * what create does. The usage side reads the queue's state: its chunk count and chunk
+ * size, its room, its scratch mapping's size, whether the summing and peer arrays exist;
+ * only the per-PE arrays made at create (meta) are sized by the same formula on both
+ * sides (cq_meta, dq_meta: keep them in step with create's allocations), so a test
+ * comparing the two checks the accounting of everything that varies with use.
  */
 #include "comm_queue.h"
 #include "data_queue.h"
