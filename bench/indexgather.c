@@ -26,28 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench_util.h"
+#include "indexgather_kernels.h"
 
-typedef struct {
-    int me, npes;
-    uint64_t r;       /* requests per PE */
-    uint64_t rg;      /* requests per PE for per-element shmem_g */
-    uint64_t tpp;     /* table entries per PE */
-    uint64_t qelems;  /* comm queue max_elems (0: library default) */
-    uint64_t dqbytes; /* data queue max_bytes per peer (requests and replies each) */
-    int reps;
-    const char *only;
-    uint64_t salt;
-    uint32_t *spe;    /* owner PE of request i */
-    uint64_t *soff;   /* offset on the owner */
-    int64_t *table;   /* symmetric table */
-    int64_t *result;  /* symmetric result array (R entries) */
-    /* mpi_alltoallv's buffers: allocated and touched once, reused by every rep (fresh
-     * buffers cost their first MPI_Alltoallv page faults and UCX registration). */
-    uint64_t *a2a_sbuf, *a2a_perm, *a2a_rbuf;
-    int64_t *a2a_back, *a2a_vals;
-    uint64_t a2a_rcap;
-} ig_t;
 
 static void die(const char *what, int rc)
 {
@@ -59,7 +39,6 @@ static int wanted(const ig_t *x, const char *name)
     return bench_wanted(x->only, name);
 }
 
-static inline int64_t entry_value(uint64_t salt, uint64_t g) { return (int64_t)bench_mix64(salt ^ g); }
 
 static double k_shmem_g(ig_t *x)
 {
@@ -68,135 +47,6 @@ static double k_shmem_g(ig_t *x)
     for (uint64_t i = 0; i < x->rg; i++) x->result[i] = shmem_int64_g(&x->table[x->soff[i]], x->spe[i]);
     shmem_barrier_all();
     return bench_now() - t;
-}
-
-static shmem_queue_t data_queue(size_t elem, uint64_t bytes)
-{
-    shmem_queue_config_t c = {0};
-    c.qtype = SHMEM_QUEUE_DATA;
-    c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
-    c.max_bytes = bytes;
-    c.data_elem_size = elem;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    shmem_queue_t q;
-    int rc = shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD);
-    if (rc) die("shmem_queue_data_create", rc);
-    return q;
-}
-
-static void flush_ok(shmem_queue_t q)
-{
-    int rc = shmem_queue_global_flush(q); /* OVERFLOW: the rest moves next round */
-    if (rc && rc != SHMEM_QUEUE_ERR_OVERFLOW) die("shmem_queue_global_flush", rc);
-}
-
-/* k_dataq's flushes never overflow: every PE drains what arrived each round. */
-static void flush_exact(shmem_queue_t q)
-{
-    int rc = shmem_queue_global_flush(q);
-    if (rc) die("shmem_queue_global_flush", rc);
-}
-
-static void data_size(shmem_queue_t q, size_t *in, size_t *out, int pe)
-{
-    int rc = shmem_query_data_size(q, in, out, pe);
-    if (rc) die("shmem_query_data_size", rc);
-}
-
-/* Push this PE's next requests (offset << 32 | slot) until the queue is full or all pushed. */
-static void push_requests(ig_t *x, shmem_queue_t rq, uint64_t *i)
-{
-    for (; *i < x->r; (*i)++) {
-        uint64_t req = x->soff[*i] << 32 | *i;
-        int rc = shmem_queue_data_push(rq, &req, 1, (int)x->spe[*i]);
-        if (rc == SHMEM_QUEUE_ERR_FULL) break;
-        if (rc) die("shmem_queue_data_push", rc);
-    }
-}
-
-/* Round trip through two data queues, the way a queue user would write it: each round
- * pushes requests (the owner's offset, 8 bytes) until a room is full, one flush, owners
- * answer every request with its value (8 bytes) in arrival order, one flush, requesters
- * pop the values. Queues keep per-source order, so a reply needs no slot: the requester
- * remembers, per owner, the slots of its requests in push order (a FIFO, like the
- * baseline's permutation). Requests are pushed one by one (the inline fast path);
- * owners and requesters pop and push what one source sent as one block. */
-static double k_dataq(ig_t *x)
-{
-    shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
-    shmem_queue_t pq = data_queue(sizeof(int64_t), x->dqbytes);
-    int np = x->npes;
-    /* per owner: slots of requests sent and not yet answered, a ring of cap >= room
-     * elements: at most one room is unanswered, since every round answers everything
-     * that arrived and the request flush never overflows (owners drain every round) */
-    size_t cap = 1; /* a power of two: ring index by mask */
-    while (cap < x->dqbytes / sizeof(uint64_t)) cap *= 2;
-    size_t mask = cap - 1;
-    uint32_t *slots = malloc((size_t)np * cap * sizeof(uint32_t));
-    size_t *head = calloc((size_t)np, sizeof(size_t)), *tail = calloc((size_t)np, sizeof(size_t));
-    size_t roomel = x->dqbytes / sizeof(uint64_t) + 1;
-    uint64_t *buf = malloc(roomel * sizeof(uint64_t));
-    int64_t *vals = malloc(roomel * sizeof(int64_t));
-    const int64_t *table = x->table;
-    int64_t *res = x->result;
-    shmem_barrier_all();
-    double t = bench_now();
-    uint64_t i = 0;
-    int rc;
-    for (;;) {
-        for (; i < x->r; i++) {
-            int p = (int)x->spe[i];
-            rc = shmem_queue_data_push(rq, &x->soff[i], 1, p);
-            if (rc == SHMEM_QUEUE_ERR_FULL) break;
-            if (rc) die("shmem_queue_data_push", rc);
-            slots[(size_t)p * cap + (tail[p]++ & mask)] = (uint32_t)i;
-        }
-        flush_exact(rq);
-        /* answer in arrival order: everything from s in one pop, one push */
-        for (int s = 0; s < np; s++) {
-            size_t in, out;
-            data_size(rq, &in, &out, s);
-            size_t k = in / sizeof(uint64_t);
-            if (k == 0) continue;
-            if ((rc = shmem_queue_data_pop(rq, buf, k, s))) die("shmem_queue_data_pop", rc);
-            for (size_t j = 0; j < k; j++) vals[j] = table[buf[j]];
-            /* never FULL: both rooms hold the same number of elements, at most a room of
-             * requests arrives per round and every PE drains its replies each round */
-            if ((rc = shmem_queue_data_push(pq, vals, k, s))) die("reply push", rc);
-        }
-        /* Vote now, overlapped with the reply flush: a PE that has sent every request and
-         * answered every one that arrived is done once this reply flush (which never
-         * overflows) has delivered; when all are, the loop ends after this round. */
-        size_t rin, rout;
-        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
-        int mine = i == x->r && rin == 0 && rout == 0, all = 0;
-        MPI_Request vote;
-        MPI_Iallreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD, &vote);
-        flush_exact(pq);
-        for (int s = 0; s < np; s++) {
-            size_t in, out;
-            data_size(pq, &in, &out, s);
-            size_t k = in / sizeof(int64_t);
-            if (k == 0) continue;
-            if ((rc = shmem_queue_data_pop(pq, vals, k, s))) die("shmem_queue_data_pop", rc);
-            const uint32_t *sl = slots + (size_t)s * cap;
-            size_t h = head[s];
-            for (size_t j = 0; j < k; j++) res[sl[(h + j) & mask]] = vals[j];
-            head[s] = h + k;
-        }
-        MPI_Wait(&vote, MPI_STATUS_IGNORE);
-        if (all) break;
-    }
-    shmem_barrier_all();
-    t = bench_now() - t;
-    free(slots);
-    free(buf);
-    free(vals);
-    free(head);
-    free(tail);
-    if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
-    if ((rc = shmem_queue_data_destroy(&pq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
-    return t;
 }
 
 /* Termination vote that keeps the comm queue's target side running: a PE still in
@@ -221,7 +71,7 @@ static void vote_finish(MPI_Request *req, shmem_queue_t cq)
 
 static double k_dataq_commq(ig_t *x)
 {
-    shmem_queue_t rq = data_queue(sizeof(uint64_t), x->dqbytes);
+    shmem_queue_t rq = ig_data_queue(sizeof(uint64_t), x->dqbytes);
     shmem_queue_t cq;
     int rc = bench_commq_create(&cq, SHMEM_OP_PUT, x->qelems);
     if (rc) die("shmem_queue_comm_create", rc);
@@ -231,20 +81,20 @@ static double k_dataq_commq(ig_t *x)
     double t = bench_now();
     uint64_t i = 0;
     for (;;) {
-        push_requests(x, rq, &i);
-        flush_ok(rq);
-        /* Vote now, overlapped with the replies (as k_dataq overlaps it with its reply
+        ig_push_requests(x, rq, &i);
+        ig_flush_ok(rq);
+        /* Vote now, overlapped with the replies (as ig_dataq overlaps it with its reply
          * flush): a PE that has pushed every request and whose flush delivered them all
          * (nothing left outgoing) gets its last answers in this round; when all are such
          * PEs, this round's replies and their flush finish the gather. */
         size_t rin, rout;
-        data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
+        ig_data_size(rq, &rin, &rout, SHMEM_QUEUE_ANY_PE);
         int mine = i == x->r && rout == 0, all = 0;
         MPI_Request vote;
         vote_start(&mine, &all, &vote);
         for (int s = 0; s < x->npes; s++) {
             size_t in, out;
-            data_size(rq, &in, &out, s);
+            ig_data_size(rq, &in, &out, s);
             for (size_t left = in / sizeof(uint64_t); left > 0;) {
                 size_t k = left < cap ? left : cap;
                 if ((rc = shmem_queue_data_pop(rq, req, k, s))) die("shmem_queue_data_pop", rc);
@@ -265,25 +115,6 @@ static double k_dataq_commq(ig_t *x)
     t = bench_now() - t;
     free(req);
     if ((rc = shmem_queue_data_destroy(&rq, SHMEM_TEAM_WORLD))) die("data destroy", rc);
-    if ((rc = shmem_queue_comm_destroy(cq))) die("comm destroy", rc);
-    return t;
-}
-
-/* One queued GET per request (comm queue, SHMEM_OP_GET) straight into the result
- * slot: the queue turns them into a few MPI_Get calls with indexed datatypes. */
-static double k_commq_get(ig_t *x)
-{
-    shmem_queue_t cq;
-    int rc = bench_commq_create(&cq, SHMEM_OP_GET, x->qelems);
-    if (rc) die("shmem_queue_comm_create", rc);
-    shmem_barrier_all();
-    double t = bench_now();
-    for (uint64_t i = 0; i < x->r; i++)
-        bench_commq_push_int64("indexgather", cq, &x->result[i], &x->table[x->soff[i]],
-                               (int)x->spe[i], SHMEM_OP_GET);
-    if ((rc = shmem_queue_local_flush(cq))) die("shmem_queue_local_flush", rc);
-    shmem_barrier_all();
-    t = bench_now() - t;
     if ((rc = shmem_queue_comm_destroy(cq))) die("comm destroy", rc);
     return t;
 }
@@ -381,20 +212,8 @@ int main(int argc, char **argv)
         shmem_finalize();
         return 1;
     }
-    x.salt = bench_mix64(seed + 1);
-    uint64_t nglobal = x.tpp * (uint64_t)x.npes;
-    x.table = shmem_malloc(x.tpp * sizeof(int64_t));
-    x.result = shmem_malloc(x.r * sizeof(int64_t));
-    for (uint64_t o = 0; o < x.tpp; o++) x.table[o] = entry_value(x.salt, o * x.npes + x.me);
-    x.spe = malloc(x.r * sizeof(uint32_t));
-    x.soff = malloc(x.r * sizeof(uint64_t));
-    int64_t *expect = malloc(x.r * sizeof(int64_t));
-    for (uint64_t i = 0; i < x.r; i++) {
-        uint64_t g = bench_histo_index(seed, x.me, i, nglobal);
-        x.spe[i] = (uint32_t)(g % x.npes);
-        x.soff[i] = g / x.npes;
-        expect[i] = entry_value(x.salt, g);
-    }
+    int64_t *expect;
+    ig_make_data(&x, seed, &expect);
     shmem_barrier_all();
 
     if (x.me == 0)
@@ -414,9 +233,9 @@ int main(int argc, char **argv)
             double t = 0;
             switch (v) {
             case V_G: t = k_shmem_g(&x); break;
-            case V_DQ: t = k_dataq(&x); break;
+            case V_DQ: t = ig_dataq(&x); break;
             case V_DQCQ: t = k_dataq_commq(&x); break;
-            case V_CQG: t = k_commq_get(&x); break;
+            case V_CQG: t = ig_commq_get(&x); break;
             case V_A2A: t = k_mpi_alltoallv(&x); break;
             }
             bench_mam_t m = bench_min_avg_max(t);

@@ -118,6 +118,48 @@ typedef struct shmemx_queue_stats {
 } shmemx_queue_stats_t;
 int shmemx_queue_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
+/* Memory and traffic of one queue (comm or data): docs/queues.md, "Usage and the memory
+ * model", says what each field counts. Returns 0, SHMEM_QUEUE_ERR_ARG (NULL handle or
+ * usage) or SHMEM_QUEUE_ERR_STATE (not a live queue). */
+enum {
+    SHMEMX_QUEUE_MODE_COMM_RMA = 1,  /* comm queue, MPI RMA bursts off the node (default) */
+    SHMEMX_QUEUE_MODE_COMM_AM = 2,   /* comm queue, active-message bursts (SHMEMQ_COMM_PATH=am) */
+    SHMEMX_QUEUE_MODE_DATA_FLAT = 3  /* data queue, one room per peer each way, alltoallv */
+};
+typedef struct shmemx_queue_usage {
+    uint32_t mode;          /* SHMEMX_QUEUE_MODE_* */
+    uint32_t npes;          /* PEs the queue reaches (comm: all; data: its team) */
+    uint64_t held_bytes;    /* bytes queued now (comm: records not yet issued; data:
+                               outgoing not yet moved + arrived not yet popped) */
+    uint64_t meta_bytes;    /* the queue object and its per-PE arrays */
+    uint64_t scratch_bytes; /* comm: burst scratch mapping + node summing array; data: 0 */
+    uint64_t buffer_bytes;  /* bytes of the buffers allocated now */
+    uint64_t buffers;       /* buffers allocated now (comm: chunks; data: rooms) */
+    uint64_t msgs_last;     /* messages (bursts; data: per-peer transfers) in the last flush */
+    uint64_t bytes_last;    /* payload bytes in the last flush */
+    uint64_t peers_last;    /* distinct PEs sent to in the last flush (self included) */
+    uint64_t msgs_total, bytes_total, peers_total; /* the same since create */
+    uint64_t flushes;       /* completed flushes */
+} shmemx_queue_usage_t;
+int shmemx_queue_usage(shmem_queue_t queue, shmemx_queue_usage_t *usage);
+
+/* The memory model: what a queue made with `config` in `mode` (SHMEMX_QUEUE_MODE_*)
+ * holds on one PE of a job of npes PEs, node_pes per node (docs/queues_design.md,
+ * "Memory model"). Local, no communication; the calling process's settings (chunk
+ * sizes, cache size) are used. ARG on a NULL pointer, a bad mode or PE counts. */
+typedef struct shmemx_queue_model {
+    uint64_t meta_bytes;         /* at create */
+    uint64_t track_bytes;        /* added to meta_bytes by the first message sent */
+    uint64_t scratch_bytes;      /* at create (comm: address space until bursts touch it) */
+    uint64_t scratch_once_bytes; /* added to scratch by the first summed node burst */
+    uint64_t buffer_bytes;       /* one buffer */
+    uint64_t min_buffers;        /* buffers at create */
+    uint64_t max_buffers;        /* most buffers at once */
+    uint64_t max_total_bytes;    /* meta + track + scratch + once + max_buffers x buffer */
+} shmemx_queue_model_t;
+int shmemx_queue_model(const shmem_queue_config_t *config, int mode, int npes, int node_pes,
+                       shmemx_queue_model_t *model);
+
 #ifdef SHMEMQ_HAVE_GENERIC
 #define SHMEMQ_G_QPUSH(T, N) , T *: shmem_##N##_queue_comm_push
 #define shmem_queue_comm_push(q, dest, src, nelems, pe, op) \

@@ -212,6 +212,7 @@ static void cq_free_all(shmem_queue_t q)
     q->dense = NULL;
     free(q->flush_reqs);
     free(q->flush_hdrs);
+    shmemi_qtraffic_free(&q->tr);
     q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
 }
 
@@ -359,34 +360,11 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
      * address: every atomic burst is merged first. */
     q->dedupe = q->path == CQ_PATH_RMA && shmemi.n_pes == 1;
 #endif
-    /* AM chunks are messages and must fit the receive buffers; RMA bursts are MPI
-     * calls whose fixed cost (datatype, AM header in MPICH) favours more operations
-     * each: 2x the chunk (4096 int64 adds, as the raw-MPI baseline). */
-    q->cbytes = cq_chunk_bytes;
-    if (q->path == CQ_PATH_RMA) {
-        /* RMA bursts are MPI calls, not messages into the receive buffers: 64 KiB
-         * (4096 int64 adds per MPI_Accumulate, as the raw-MPI baseline) measured
-         * better than 256 KiB on MPICH (histogram commq_rma 9.5-16 vs 7-10 Mupd/s);
-         * SHMEMQ_RMA_CHUNK_BYTES overrides (1K-64M). */
-        size_t rb = 65536;
-        const char *e = getenv("SHMEMQ_RMA_CHUNK_BYTES");
-        if (e && shmemi_parse_size(e, &rb) == 0 && rb >= 1024 && rb <= (64u << 20))
-            rb &= ~(size_t)63;
-        else
-            rb = 65536;
-        q->cbytes = rb;
-    }
-    /* one open chunk per (target, op): bound that memory at many PEs (64 MiB per op
-     * slot; an AM chunk may be smaller than the receive buffers, never larger) */
-    size_t per_pe = ((size_t)64 << 20) / (size_t)q->fast.n_pes;
-    if (per_pe < 4096)
-        per_pe = 4096;
-    if (q->cbytes > per_pe)
-        q->cbytes = per_pe & ~(size_t)63;
+    /* chunk, hash and scratch sizes: shared with the memory model (queue_usage.c) */
+    size_t scratch_bytes;
+    uint32_t hsize;
+    shmemi_cq_sizes(q->path, q->fast.n_pes, &q->cbytes, &hsize, &scratch_bytes);
     size_t maxrec = q->cbytes / 12 + 1;
-    uint32_t hsize = 1;
-    while (hsize < 2 * maxrec)
-        hsize <<= 1;
     q->hmask = hsize - 1;
     size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
     q->fast.slots = calloc(ns, sizeof(cq_slot_t));
@@ -398,8 +376,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     /* One mapping, untouched (no memory) until the first burst: hstamp (zeros), hash, then
      * the MPI transport's datatype scratch (xport.h); hsize is even, so that part starts
      * 8-byte aligned. */
-    size_t mpi_bytes = shmemi_mpi_burst_scratch_bytes(maxrec);
-    q->scratch_bytes = 2 * sizeof(uint32_t) * hsize + mpi_bytes;
+    q->scratch_bytes = scratch_bytes;
     char *sc = cq_scratch_take(q->scratch_bytes);
     if (sc) {
         q->hstamp = (uint32_t *)(void *)sc;
@@ -495,6 +472,7 @@ static int is_foreign(shmem_queue_t q)
         return 0;
     return !shmemi_registry_contains(&cq_live, q);
 }
+int cq_foreign(shmem_queue_t q) { return is_foreign(q); }
 
 int shmem_query_attr(shmem_queue_t q, shmem_queue_attr_t *attr)
 {

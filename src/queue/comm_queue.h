@@ -40,6 +40,7 @@
 
 #include "queue.h"
 #include "xport.h"
+#include "queue_usage.h"
 #include <pthread.h>
 
 /* Operation slots: ADD and INC share one (INC is ADD of 1). */
@@ -154,6 +155,7 @@ struct shmem_queue_s {
     volatile int stop_thread;
     pthread_t thread;
     struct shmem_queue_s *next_dead;
+    shmemi_qtraffic_t tr; /* messages, bytes and peers per flush (queue_usage.h) */
 };
 
 /* ---- globals (comm_queue.c / am.c) ---- */
@@ -260,6 +262,8 @@ int cq_local_flush(shmem_queue_t q);
 
 /* 0 if q is a live comm queue, else the error to return (comm_queue.c) */
 int cq_check(shmem_queue_t q, const char *routine);
+/* 1 if q is not a comm-queue header (so it may be a data queue), by the registry */
+int cq_foreign(shmem_queue_t q);
 static inline void cq_lock(shmem_queue_t q)
 {
     if (q->shared)

@@ -86,6 +86,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         return 0;
     }
     q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
+    shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);
     if (slotted)
         q->st.ops_pushed += n; /* one add per chunk instead of one per push */
     uint32_t sent = n;
@@ -176,6 +177,7 @@ int cq_flush_all(shmem_queue_t q)
     if (rc == 0 && q->outstanding == 0)
         q->one_pe = -1; /* nothing open or in flight: track afresh */
     q->st.flushes++;
+    shmemi_qtraffic_flushed(&q->tr, q->st.bursts, q->st.bytes);
     return rc;
 }
 

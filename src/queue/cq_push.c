@@ -205,6 +205,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         q->outstanding++;
         q->st.bursts++;
         q->st.bytes += len;
+        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, pe);
         return cq_mpi_result(&st);
     }
     cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];

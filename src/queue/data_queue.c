@@ -78,6 +78,7 @@ static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
     free(q->vbuf);
+    shmemi_qtraffic_free(&q->tr);
     free(q);
 }
 

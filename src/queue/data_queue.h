@@ -29,6 +29,7 @@
 #define SHMEMI_DATA_QUEUE_H
 
 #include "queue.h"
+#include "queue_usage.h"
 #include <pthread.h>
 
 #define SHMEMI_DATAQ_DEAD 0x64656164u  /* 'dead': destroyed (until the memory is reused) */
@@ -88,6 +89,7 @@ struct shmemi_dataq {
 
     pthread_mutex_t lock;
     shmemx_queue_stats_t stats;
+    shmemi_qtraffic_t tr; /* messages, bytes and peers per flush (queue_usage.h) */
 };
 
 /* ---- locking (SHMEM_QUEUE_SHARED only) ---- */
@@ -133,6 +135,10 @@ void shmemi_queue_data_buf_cache_free(void); /* finalize */
 int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr);
 int shmemi_queue_data_query_size(shmem_queue_t queue, size_t *size);
 int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
+
+/* queue_usage.c: a flush's exchange completed (before dq_flush_finish applies it):
+ * count its per-peer transfers, bytes and peers. */
+void shmemi_dataq_count_flush(struct shmemi_dataq *q);
 
 /* dq_size.c: bytes per peer when the config gives no max_bytes (whole elements, from the
  * cache size). */

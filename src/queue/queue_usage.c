@@ -1,0 +1,278 @@
+/*
+ * queue_usage.c: shmemx_queue_usage (what one queue holds and has sent) and
+ * shmemx_queue_model (what a queue would hold, from P, PEs per node and the config), for
+ * both queue kinds. docs/queues.md ("Usage and the memory model") defines the fields,
+ * docs/queues_design.md ("Memory model") the formulas; test/test_scale.cc checks the
+ * one against the other.
+ *
+ * The model and the queues share their size rules (shmemi_cq_sizes here for comm
+ * queues, shmemi_dataq_default_room for data queues), so the formulas cannot drift from
+ * what create does. The usage side reads the queue's state: its chunk count and chunk
+ * size, its room, its scratch mapping's size, whether the summing and peer arrays exist;
+ * only the per-PE arrays made at create (meta) are sized by the same formula on both
+ * sides (cq_meta, dq_meta: keep them in step with create's allocations), so a test
+ * comparing the two checks the accounting of everything that varies with use.
+ */
+#include "comm_queue.h"
+#include "data_queue.h"
+#include "queue_usage.h"
+
+/* Chunks an RMA-path queue allocates before it reclaims in-flight bursts (cq_push.c). */
+#define CQ_MODEL_RMA_POOL 64
+/* Words of the node summing array (cq_node.c, CQ_DENSE_MAX). */
+#define CQ_MODEL_DENSE_WORDS ((uint64_t)1 << 16)
+
+void shmemi_cq_sizes(int path, int npes, size_t *cbytes_out, uint32_t *hsize_out,
+                     size_t *scratch_out)
+{
+    /* AM chunks are messages and must fit the receive buffers (cq_chunk_bytes). RMA
+     * bursts are MPI calls: 64 KiB (4096 int64 adds per MPI_Accumulate, as the raw-MPI
+     * baseline) measured better than 256 KiB on MPICH (histogram commq_rma 9.5-16 vs
+     * 7-10 Mupd/s); SHMEMQ_RMA_CHUNK_BYTES overrides (1K-64M). */
+    size_t cbytes = cq_chunk_bytes;
+    if (path == CQ_PATH_RMA) {
+        size_t rb = 65536;
+        const char *e = getenv("SHMEMQ_RMA_CHUNK_BYTES");
+        if (e && shmemi_parse_size(e, &rb) == 0 && rb >= 1024 && rb <= (64u << 20))
+            rb &= ~(size_t)63;
+        else
+            rb = 65536;
+        cbytes = rb;
+    }
+    /* one open chunk per (target, op): bound that memory at many PEs (64 MiB per op
+     * slot; an AM chunk may be smaller than the receive buffers, never larger) */
+    size_t per_pe = ((size_t)64 << 20) / (size_t)npes;
+    if (per_pe < 4096)
+        per_pe = 4096;
+    if (cbytes > per_pe)
+        cbytes = per_pe & ~(size_t)63;
+    size_t maxrec = cbytes / 12 + 1;
+    uint32_t hsize = 1;
+    while (hsize < 2 * maxrec)
+        hsize <<= 1;
+    *cbytes_out = cbytes;
+    *hsize_out = hsize;
+    /* one mapping: hstamp and hash (4 bytes a slot each), then the MPI datatype scratch */
+    *scratch_out = 2 * sizeof(uint32_t) * hsize + shmemi_mpi_burst_scratch_bytes(maxrec);
+}
+
+/* Bytes of one chunk as chunk_get allocates it (cq_push.c): the chunk, 64 for aligning
+ * the message, the message header, the data. */
+static uint64_t cq_chunk_alloc_bytes(size_t cbytes)
+{
+    return sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + cbytes;
+}
+
+/* Per-PE arrays of a comm queue (comm_queue.c, create): slots, am_dirty, rma_pes with
+ * rma_pe_dirty, flush_reqs, flush_hdrs. */
+static uint64_t cq_meta(int npes)
+{
+    uint64_t n = (uint64_t)npes;
+    return sizeof(struct shmem_queue_s) +
+           n * (CQ_NSLOTS * sizeof(cq_slot_t) + 1 + sizeof(int) + 1 + 2 * sizeof(MPI_Request) +
+                sizeof(cq_msghdr_t));
+}
+
+/* Per-PE arrays of a data queue (data_queue.c, dq_allocate). */
+static uint64_t dq_meta(int npes)
+{
+    uint64_t n = (uint64_t)npes;
+    uint64_t vb = 4 * n * sizeof(int) + 2 * n * sizeof(MPI_Datatype);
+    uint64_t vc = 2 * n * (sizeof(MPI_Count) + sizeof(MPI_Aint));
+    return sizeof(struct shmemi_dataq) + 2 * n * sizeof(char *) + 6 * n * sizeof(size_t) +
+           4 * n * sizeof(uint64_t) + (vb > vc ? vb : vc);
+}
+
+/* Bytes of records buffered in open chunks (not yet issued). */
+static uint64_t cq_held(shmem_queue_t q)
+{
+    uint64_t b = 0;
+    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++) {
+        const cq_slot_t *s = &CQ_SLOTS(q)[i];
+        if (!s->ch)
+            continue;
+        const cq_msghdr_t *h = chunk_hdr(s->ch);
+        int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
+        b += slotted ? (uint64_t)s->n * (8 + h->esize) : s->ch->used;
+    }
+    return b;
+}
+
+static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
+{
+    cq_lock(q);
+    u->mode = q->path == CQ_PATH_AM ? SHMEMX_QUEUE_MODE_COMM_AM : SHMEMX_QUEUE_MODE_COMM_RMA;
+    u->npes = (uint32_t)q->fast.n_pes;
+    u->held_bytes = cq_held(q);
+    u->meta_bytes = cq_meta(q->fast.n_pes) + shmemi_qtraffic_bytes(&q->tr);
+    u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0);
+    u->buffers = q->n_chunks;
+    u->buffer_bytes = q->n_chunks * cq_chunk_alloc_bytes(q->cbytes);
+    u->msgs_last = q->tr.msgs_last;
+    u->bytes_last = q->tr.bytes_last;
+    u->peers_last = q->tr.peers_last;
+    u->msgs_total = q->st.bursts;
+    u->bytes_total = q->st.bytes;
+    u->peers_total = q->tr.peers_total;
+    u->flushes = q->st.flushes;
+    cq_unlock(q);
+}
+
+static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
+{
+    dq_lock(q);
+    int n = q->h.npes;
+    u->mode = SHMEMX_QUEUE_MODE_DATA_FLAT;
+    u->npes = (uint32_t)n;
+    uint64_t held = 0;
+    for (int p = 0; p < n; p++)
+        held += q->h.out_len[p] + q->h.in_len[p];
+    u->held_bytes = held;
+    u->meta_bytes = dq_meta(n) + shmemi_qtraffic_bytes(&q->tr);
+    u->scratch_bytes = 0;
+    /* one outgoing and one incoming room per peer, all allocated at create */
+    u->buffers = 2 * (uint64_t)n;
+    u->buffer_bytes = 2 * (uint64_t)n * q->h.room;
+    u->msgs_last = q->tr.msgs_last;
+    u->bytes_last = q->tr.bytes_last;
+    u->peers_last = q->tr.peers_last;
+    u->msgs_total = q->tr.msgs;
+    u->bytes_total = q->stats.bytes;
+    u->peers_total = q->tr.peers_total;
+    u->flushes = q->stats.flushes;
+    dq_unlock(q);
+}
+
+int shmemx_queue_usage(shmem_queue_t queue, shmemx_queue_usage_t *usage)
+{
+    static const char *routine = "shmemx_queue_usage";
+    if (queue == NULL) {
+        shmemi_debug(routine, "NULL queue handle");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    /* a comm handle is recognised by the registry before any of its memory is read */
+    if (cq_foreign(queue) && shmemi_is_dataq(queue)) {
+        if (!shmemi.initialized) {
+            shmemi_debug(routine, "OpenSHMEM is not initialized");
+            return SHMEM_QUEUE_ERR_STATE;
+        }
+        if (usage == NULL) {
+            shmemi_debug(routine, "NULL usage");
+            return SHMEM_QUEUE_ERR_ARG;
+        }
+        dq_usage((struct shmemi_dataq *)(void *)queue, usage);
+        return 0;
+    }
+    int rc = cq_check(queue, routine);
+    if (rc)
+        return rc;
+    if (usage == NULL) {
+        shmemi_debug(routine, "NULL usage");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    cq_usage(queue, usage);
+    return 0;
+}
+SHMEMI_PROFILE(shmemx_queue_usage)
+
+/* Operation slots a comm queue of this op_type can open per target PE. */
+static uint64_t cq_model_slots(shmem_op_type_t op)
+{
+    return op == SHMEM_OP_ANY ? CQ_NSLOTS : 1; /* ADD and INC share one */
+}
+
+int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int node_pes,
+                       shmemx_queue_model_t *m)
+{
+    static const char *routine = "shmemx_queue_model";
+    if (c == NULL || m == NULL) {
+        shmemi_debug(routine, "NULL %s", c == NULL ? "config" : "model");
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (npes < 1 || node_pes < 1) {
+        shmemi_debug(routine, "npes %d and node_pes %d must be at least 1", npes, node_pes);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (node_pes > npes)
+        node_pes = npes; /* a node holds at most the whole job */
+    int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM;
+    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT) {
+        shmemi_debug(routine, "unknown mode %d", mode);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    if (comm != (c->qtype == SHMEM_QUEUE_COMM)) {
+        shmemi_debug(routine, "mode %d does not fit qtype %d", mode, (int)c->qtype);
+        return SHMEM_QUEUE_ERR_ARG;
+    }
+    memset(m, 0, sizeof *m);
+    m->track_bytes = (uint64_t)npes * sizeof(uint32_t);
+    if (comm) {
+        if (!shmemi.initialized) { /* cq_chunk_bytes is read at shmem_init */
+            shmemi_debug(routine, "OpenSHMEM is not initialized");
+            return SHMEM_QUEUE_ERR_STATE;
+        }
+        if ((unsigned)c->op_type > SHMEM_OP_ATOMIC_XOR && c->op_type != SHMEM_OP_ANY) {
+            shmemi_debug(routine, "invalid op_type %d", (int)c->op_type);
+            return SHMEM_QUEUE_ERR_ARG;
+        }
+        size_t cbytes, scratch;
+        uint32_t hsize;
+        shmemi_cq_sizes(mode == SHMEMX_QUEUE_MODE_COMM_AM ? CQ_PATH_AM : CQ_PATH_RMA, npes,
+                        &cbytes, &hsize, &scratch);
+        m->meta_bytes = cq_meta(npes);
+        m->scratch_bytes = scratch;
+        /* atomics go through the node transport only when the job is one node, and only
+         * node bursts of adds sum into the dense array */
+        int adds = c->op_type == SHMEM_OP_ANY || c->op_type == SHMEM_OP_ATOMIC_ADD ||
+                   c->op_type == SHMEM_OP_ATOMIC_INC;
+        m->scratch_once_bytes = node_pes == npes && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
+        m->buffer_bytes = cq_chunk_alloc_bytes(cbytes);
+        m->min_buffers = 0;
+        uint64_t open = cq_model_slots(c->op_type) * (uint64_t)npes;
+        if (mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
+            /* chunks are open, free or in flight; past the pool, a chunk is allocated
+             * only when none is in flight (all reclaimed), i.e. all are open */
+            m->max_buffers = open > CQ_MODEL_RMA_POOL ? open : CQ_MODEL_RMA_POOL;
+        } else {
+            /* AM: in-flight messages each carry at least one outstanding operation */
+            uint64_t me = c->max_elems ? c->max_elems : ((uint64_t)1 << 20);
+            m->max_buffers = open + me;
+        }
+    } else {
+        size_t elem = c->data_elem_size ? c->data_elem_size : 1;
+        size_t room;
+        if (c->max_bytes) {
+            room = (size_t)c->max_bytes - (size_t)c->max_bytes % elem;
+            if (room == 0) {
+                shmemi_debug(routine, "max_bytes %llu is less than one element",
+                             (unsigned long long)c->max_bytes);
+                return SHMEM_QUEUE_ERR_ARG;
+            }
+        } else {
+            room = shmemi_dataq_default_room(elem, npes);
+        }
+        m->meta_bytes = dq_meta(npes);
+        m->buffer_bytes = room;
+        m->min_buffers = m->max_buffers = 2 * (uint64_t)npes;
+    }
+    m->max_total_bytes = m->meta_bytes + m->track_bytes + m->scratch_bytes +
+                         m->scratch_once_bytes + m->max_buffers * m->buffer_bytes;
+    return 0;
+}
+SHMEMI_PROFILE(shmemx_queue_model)
+
+void shmemi_dataq_count_flush(struct shmemi_dataq *q)
+{
+    /* what dq_flush_finish moves: send[p] to each peer; the own share is the whole own
+     * outgoing room when the rooms trade places (dq_flush_self), else send[me] */
+    uint64_t bytes = 0;
+    for (int p = 0; p < q->h.npes; p++) {
+        size_t b = p == q->me && q->self_swap ? q->h.out_len[p] : q->send[p];
+        if (b) {
+            bytes += b;
+            q->tr.msgs++;
+            shmemi_qtraffic_sent(&q->tr, q->h.npes, p);
+        }
+    }
+    shmemi_qtraffic_flushed(&q->tr, q->tr.msgs, q->stats.bytes + bytes);
+}

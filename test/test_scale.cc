@@ -1,0 +1,313 @@
+// test_scale.cc: shmemx_queue_usage against the memory model (shmemx_queue_model) for
+// comm and data queues, exactly: bytes of the queue object and its per-PE arrays,
+// buffers and their bytes, scratch; traffic per flush (messages, bytes, distinct peers)
+// against what the test pushed; argument checks. Run by run-mpi.sh at 1, 2, 4 PEs, every
+// PE its own node and nodes of two, and by test/scale.sh at 8 and 16 PEs.
+#include <gtest/gtest.h>
+#include <shmemx.h>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include "test_util.h"
+
+namespace {
+
+// PEs of this PE's node, as the library groups them (SHMEMQ_NODE_PES included).
+int node_pes() { return shmem_team_n_pes(SHMEM_TEAM_SHARED); }
+
+// PEs whose heap this PE maps (its node, itself included): the same test the inline
+// push makes (shmem_ptr gives the mapped address).
+int mapped_pes(void *sym)
+{
+    int n = 0;
+    for (int p = 0; p < shmem_n_pes(); p++)
+        n += shmem_ptr(sym, p) != nullptr;
+    return n;
+}
+
+shmemx_queue_usage_t usage(shmem_queue_t q)
+{
+    shmemx_queue_usage_t u;
+    std::memset(&u, 0xff, sizeof u); // every field must be written
+    EXPECT_EQ(shmemx_queue_usage(q, &u), 0);
+    return u;
+}
+
+shmemx_queue_model_t model(const shmem_queue_config_t &c, int mode, int npes, int npn)
+{
+    shmemx_queue_model_t m;
+    std::memset(&m, 0xff, sizeof m);
+    EXPECT_EQ(shmemx_queue_model(&c, mode, npes, npn, &m), 0);
+    return m;
+}
+
+shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
+{
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    c.qtype = SHMEM_QUEUE_DATA;
+    c.max_bytes = max_bytes;
+    c.data_elem_size = elem;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    return c;
+}
+
+TEST(Scale, ArgumentsAreChecked)
+{
+    shmemx_queue_usage_t u;
+    EXPECT_EQ(shmemx_queue_usage(nullptr, &u), SHMEM_QUEUE_ERR_ARG);
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    EXPECT_EQ(shmemx_queue_usage(q, nullptr), SHMEM_QUEUE_ERR_ARG);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    EXPECT_EQ(shmemx_queue_usage(q, &u), SHMEM_QUEUE_ERR_STATE); // destroyed
+
+    shmem_queue_config_t d = dcfg(64, 8);
+    shmem_queue_t dq = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&dq, &d, SHMEM_TEAM_WORLD), 0);
+    EXPECT_EQ(shmemx_queue_usage(dq, nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_usage(dq, &u), 0);
+    ASSERT_EQ(shmem_queue_data_destroy(&dq, SHMEM_TEAM_WORLD), 0);
+
+    shmemx_queue_model_t m;
+    EXPECT_EQ(shmemx_queue_model(nullptr, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 2, nullptr), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, 0, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, 99, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, 0, 1, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 0, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_FLAT, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    EXPECT_EQ(shmemx_queue_model(&d, SHMEMX_QUEUE_MODE_COMM_AM, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    shmem_queue_config_t tiny = dcfg(3, 8); // less than one element
+    EXPECT_EQ(shmemx_queue_model(&tiny, SHMEMX_QUEUE_MODE_DATA_FLAT, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+    shmem_queue_config_t badop = comm_queue_cfg((shmem_op_type_t)42);
+    EXPECT_EQ(shmemx_queue_model(&badop, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
+}
+
+// The model is a + b*P in its per-PE arrays, and the default data room follows
+// max(4 KiB, cache/(2P)), whole elements.
+TEST(Scale, ModelFormulasAtLargeP)
+{
+    shmem_queue_config_t d = dcfg(0, 8);
+    shmemx_queue_model_t m1 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 1000, 10);
+    shmemx_queue_model_t m2 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 2000, 10);
+    shmemx_queue_model_t m3 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 3000, 10);
+    EXPECT_EQ(m2.meta_bytes - m1.meta_bytes, m3.meta_bytes - m2.meta_bytes);
+    EXPECT_EQ(m1.max_buffers, 2000u);
+    EXPECT_EQ(m1.max_total_bytes, m1.meta_bytes + m1.track_bytes + 2000u * m1.buffer_bytes);
+    // 100,000 PEs at the floor: the issue's ~800 MB per data queue per PE
+    shmemx_queue_model_t big = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 100000, 64);
+    EXPECT_EQ(big.buffer_bytes, 4096u); // the floor (any cache below 800 MB)
+    EXPECT_GE(big.max_total_bytes, 2ull * 100000 * 4096);
+    EXPECT_LT(big.max_total_bytes, 2ull * 100000 * 4096 + 100000ull * 256);
+
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
+    shmemx_queue_model_t c1 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10);
+    shmemx_queue_model_t c2 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 2000, 10);
+    shmemx_queue_model_t c3 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 3000, 10);
+    EXPECT_EQ(c2.meta_bytes - c1.meta_bytes, c3.meta_bytes - c2.meta_bytes);
+    EXPECT_EQ(c1.max_buffers, 1000u); // one ADD slot per PE
+    EXPECT_EQ(c1.scratch_once_bytes, 0u); // several nodes: no node summing array
+    shmemx_queue_model_t one = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 4);
+    EXPECT_GT(one.scratch_once_bytes, 0u);
+    EXPECT_EQ(one.max_buffers, 64u); // the RMA pool bounds it at few PEs
+    shmem_queue_config_t any = comm_queue_cfg(SHMEM_OP_ANY);
+    EXPECT_EQ(model(any, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).max_buffers, 7000u);
+}
+
+// One ADD to every PE, then three to the right neighbour only: buffers, bytes, messages
+// and peers exactly as the model and the pushes say, and the counters right.
+// path: SHMEMQ_COMM_PATH at create ("rma": the default; "am": the active-message path,
+// whose chunks and scratch are twice the size and whose bursts to self are applied here).
+void comm_usage_case(const char *path, int want_mode)
+{
+    const int np = shmem_n_pes(), me = shmem_my_pe();
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(1, sizeof(int64_t)));
+    ASSERT_NE(ctr, nullptr);
+    shmem_barrier_all();
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
+    shmem_queue_t q = nullptr;
+    setenv("SHMEMQ_COMM_PATH", path, 1);
+    int crc = shmem_queue_comm_create(&q, &c);
+    unsetenv("SHMEMQ_COMM_PATH");
+    ASSERT_EQ(crc, 0);
+    shmemx_queue_usage_t u = usage(q);
+    ASSERT_EQ(u.mode, (uint32_t)want_mode);
+    shmemx_queue_model_t m = model(c, (int)u.mode, np, node_pes());
+    EXPECT_EQ(u.npes, (uint32_t)np);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
+    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes);
+    EXPECT_EQ(u.buffers, m.min_buffers);
+    EXPECT_EQ(u.buffer_bytes, 0u);
+    EXPECT_EQ(u.held_bytes, 0u);
+    EXPECT_EQ(u.msgs_total, 0u);
+    EXPECT_EQ(u.flushes, 0u);
+
+    const int64_t one = 1;
+    for (int p = 0; p < np; p++)
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr, &one, 1, p, SHMEM_OP_ATOMIC_ADD), 0);
+    u = usage(q);
+    EXPECT_EQ(u.buffers, (uint64_t)np); // one open chunk per target
+    EXPECT_EQ(u.buffer_bytes, (uint64_t)np * m.buffer_bytes);
+    EXPECT_LE(u.buffers, m.max_buffers);
+    EXPECT_EQ(u.held_bytes, (uint64_t)np * 16); // displacement + operand
+    EXPECT_EQ(u.msgs_total, 0u);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.held_bytes, 0u);
+    EXPECT_EQ(u.flushes, 1u);
+    EXPECT_EQ(u.msgs_last, (uint64_t)np);
+    EXPECT_EQ(u.peers_last, (uint64_t)np);
+    EXPECT_EQ(u.peers_total, (uint64_t)np);
+    EXPECT_EQ(u.msgs_total, (uint64_t)np);
+    if (u.mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
+        EXPECT_EQ(u.bytes_last, (uint64_t)np * 8); // operands (RMA and node bursts)
+    }
+    EXPECT_EQ(u.bytes_total, u.bytes_last);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
+    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes); // bursts of < 64 adds are never summed
+    EXPECT_EQ(u.buffers, (uint64_t)np); // kept for the next bursts
+
+    const int right = (me + 1) % np;
+    shmemx_queue_stats_t st0, st1;
+    ASSERT_EQ(shmemx_queue_stats(q, &st0), 0);
+    for (int k = 0; k < 3; k++)
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr, &one, 1, right, SHMEM_OP_ATOMIC_ADD), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.flushes, 2u);
+    EXPECT_EQ(u.msgs_last, 1u);
+    EXPECT_EQ(u.peers_last, 1u);
+    EXPECT_EQ(u.peers_total, (uint64_t)np);
+    EXPECT_EQ(u.msgs_total, (uint64_t)np + 1);
+    ASSERT_EQ(shmemx_queue_stats(q, &st1), 0);
+    if (u.mode == SHMEMX_QUEUE_MODE_COMM_RMA) { // adds merged first (Open MPI's RMA path) leave no bytes
+        EXPECT_EQ(u.bytes_last, 24u - 8 * (st1.combined_ops - st0.combined_ops));
+    }
+    EXPECT_EQ(u.buffers, (uint64_t)np); // no new chunk: the kept ones serve
+
+    // 64 adds to one word of this PE: a node burst in a one-node job, summed in the
+    // node array the model counts once; elsewhere an RMA burst and no array
+    for (int k = 0; k < 64; k++)
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr, &one, 1, me, SHMEM_OP_ATOMIC_ADD), 0);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + m.scratch_once_bytes);
+    EXPECT_EQ(u.peers_last, 1u);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    EXPECT_EQ(*ctr, np + 3 + 64);
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+TEST(Scale, CommQueueUsageMatchesModelRma) { comm_usage_case("rma", SHMEMX_QUEUE_MODE_COMM_RMA); }
+TEST(Scale, CommQueueUsageMatchesModelAm) { comm_usage_case("am", SHMEMX_QUEUE_MODE_COMM_AM); }
+
+// A mixed queue: one-element PUTs to PEs of this node are copies made by the push (no
+// buffer); to every other PE they open a chunk, as do the ADDs everywhere. So the buffers
+// follow PEs per node: P + (P - mapped PEs).
+TEST(Scale, CommBuffersFollowPesPerNode)
+{
+    const int np = shmem_n_pes(), me = shmem_my_pe();
+    int64_t *cell = static_cast<int64_t *>(shmem_calloc((size_t)np + 1, sizeof(int64_t)));
+    ASSERT_NE(cell, nullptr);
+    shmem_barrier_all();
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    shmemx_queue_usage_t u = usage(q);
+    shmemx_queue_model_t m = model(c, (int)u.mode, np, node_pes());
+    const int64_t one = 1, mine = 100 + me;
+    for (int p = 0; p < np; p++) {
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, &cell[np], &one, 1, p, SHMEM_OP_ATOMIC_ADD), 0);
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, &cell[me], &mine, 1, p, SHMEM_OP_PUT), 0);
+    }
+    const int far = np - mapped_pes(cell);
+    u = usage(q);
+    EXPECT_EQ(u.buffers, (uint64_t)(np + far));
+    EXPECT_EQ(u.buffer_bytes, (uint64_t)(np + far) * m.buffer_bytes);
+    EXPECT_LE(u.buffers, m.max_buffers);
+    EXPECT_EQ(u.held_bytes, (uint64_t)(np + far) * 16);
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.msgs_last, (uint64_t)(np + far));
+    EXPECT_EQ(u.peers_last, (uint64_t)np);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    for (int p = 0; p < np; p++)
+        EXPECT_EQ(cell[p], 100 + p) << "from PE " << p;
+    EXPECT_EQ(cell[np], np);
+    shmem_barrier_all();
+    shmem_free(cell);
+}
+
+void data_usage_case(uint64_t max_bytes, size_t elem)
+{
+    const int np = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_config_t c = dcfg(max_bytes, elem);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_FLAT, np, node_pes());
+    shmemx_queue_usage_t u = usage(q);
+    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT);
+    EXPECT_EQ(u.npes, (uint32_t)np);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
+    EXPECT_EQ(u.scratch_bytes, 0u);
+    EXPECT_EQ(u.buffers, m.min_buffers);
+    EXPECT_EQ(u.buffers, 2u * np);
+    EXPECT_EQ(u.buffer_bytes, m.max_buffers * m.buffer_bytes);
+    if (max_bytes) {
+        EXPECT_EQ(m.buffer_bytes, max_bytes - max_bytes % elem);
+    }
+    EXPECT_EQ(u.held_bytes, 0u);
+
+    const int k = 3;
+    std::vector<unsigned char> e(elem);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            std::memset(e.data(), (me * 7 + p * 3 + j) & 0xff, elem);
+            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, p), 0);
+        }
+    u = usage(q);
+    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
+    ASSERT_EQ(shmem_queue_global_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.flushes, 1u);
+    EXPECT_EQ(u.msgs_last, (uint64_t)np);
+    EXPECT_EQ(u.peers_last, (uint64_t)np);
+    EXPECT_EQ(u.peers_total, (uint64_t)np);
+    EXPECT_EQ(u.bytes_last, (uint64_t)np * k * elem);
+    EXPECT_EQ(u.bytes_total, u.bytes_last);
+    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem); // arrived, not popped
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
+    EXPECT_EQ(u.meta_bytes + u.scratch_bytes + u.buffer_bytes, m.max_total_bytes);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, p), 0);
+            EXPECT_EQ(e[0], (unsigned char)((p * 7 + me * 3 + j) & 0xff));
+        }
+    EXPECT_EQ(usage(q).held_bytes, 0u);
+
+    const int right = (me + 1) % np, left = (me + np - 1) % np;
+    std::memset(e.data(), 0x5a, elem);
+    ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, right), 0);
+    ASSERT_EQ(shmem_queue_global_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.msgs_last, 1u);
+    EXPECT_EQ(u.peers_last, 1u);
+    EXPECT_EQ(u.bytes_last, (uint64_t)elem);
+    EXPECT_EQ(u.peers_total, (uint64_t)np);
+    EXPECT_EQ(u.msgs_total, (uint64_t)np + 1);
+    EXPECT_EQ(u.flushes, 2u);
+    ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, left), 0);
+    EXPECT_EQ(e[0], 0x5a);
+    ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(Scale, DataQueueUsageMatchesModelDefaultRoom) { data_usage_case(0, 8); }
+TEST(Scale, DataQueueUsageMatchesModelOddRoom) { data_usage_case(1000, 12); }
+
+} // namespace
