@@ -138,7 +138,7 @@ int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats);
 
 /* queue_usage.c: a flush's exchange completed (before dq_flush_finish applies it):
  * count its per-peer transfers, bytes and peers. */
-void shmemi_dataq_count_flush(struct shmemi_dataq *q);
+void shmemi_queue_data_count_flush(struct shmemi_dataq *q);
 
 /* dq_size.c: bytes per peer when the config gives no max_bytes (whole elements, from the
  * cache size). */

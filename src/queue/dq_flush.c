@@ -160,7 +160,7 @@ static int dq_flush_self(struct shmemi_dataq *q)
 static void dq_flush_finish(struct shmemi_dataq *q)
 {
     dq_lock(q);
-    shmemi_dataq_count_flush(q);
+    shmemi_queue_data_count_flush(q);
     for (int p = 0; p < q->h.npes; p++) {
         if (p == q->me && dq_flush_self(q))
             continue;

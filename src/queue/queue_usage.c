@@ -6,7 +6,7 @@
  * one against the other.
  *
  * The model and the queues share their size rules (shmemi_cq_sizes here for comm
- * queues, shmemi_dataq_default_room for data queues), so the formulas cannot drift from
+ * queues, shmemi_queue_data_default_room for data queues), so the formulas cannot drift from
  * what create does. The usage side reads the queue's state: its chunk count and chunk
  * size, its room, its scratch mapping's size, whether the summing and peer arrays exist;
  * only the per-PE arrays made at create (meta) are sized by the same formula on both
@@ -249,7 +249,7 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
                 return SHMEM_QUEUE_ERR_ARG;
             }
         } else {
-            room = shmemi_dataq_default_room(elem, npes);
+            room = shmemi_queue_data_default_room(elem, npes);
         }
         m->meta_bytes = dq_meta(npes);
         m->buffer_bytes = room;
@@ -261,7 +261,7 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
 }
 SHMEMI_PROFILE(shmemx_queue_model)
 
-void shmemi_dataq_count_flush(struct shmemi_dataq *q)
+void shmemi_queue_data_count_flush(struct shmemi_dataq *q)
 {
     /* what dq_flush_finish moves: send[p] to each peer; the own share is the whole own
      * outgoing room when the rooms trade places (dq_flush_self), else send[me] */
