@@ -322,7 +322,9 @@ void shmemi_node_describe(char *buf, size_t n)
              shmemi.node_size, node_pes_setting() > 0 ? " (SHMEMQ_NODE_PES)" : "", heap_how,
              shmemi.node_heap_ok ? "mapped" : "not mapped",
              shmemi.node_data_ok ? "in shared memory, mapped" : "not mapped",
-             shmemi.amo_direct ? "CPU atomics (one-node job)" : "MPI accumulates");
+             shmemi.amo_direct ? "CPU atomics (one-node job)"
+             : shmemi.offnode_am ? "CPU atomics (one atomic domain per node; off-node ones by AM)"
+                                 : "MPI accumulates");
 }
 
 /* After both regions: the job's atomic domain (see the top). */

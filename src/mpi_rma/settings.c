@@ -28,6 +28,8 @@ const shmemi_setting_t shmemi_settings[] = {
      "SHMEM_DEBUG: wait in a collective before naming missing PEs and ending the job (0: off)"},
     {"SHMEMQ_NODE_PES", "0", SHMEMI_SET_INT, 0, 1 << 30, NULL,
      "PEs per simulated node (0: the real nodes)"},
+    {"SHMEMQ_OFFNODE", "am", SHMEMI_SET_CHOICE, 0, 0, "am mpi",
+     "PEs of other nodes: am (messages applied by the target's node) or mpi (MPI RMA)"},
     {"SHMEMQ_ASYNC_PROGRESS", "0", SHMEMI_SET_BOOL, 0, 0, NULL,
      "progress thread for targets off the node"},
     {"SHMEMQ_ASYNC_PROGRESS_US", "50", SHMEMI_SET_INT, 0, 1000000, NULL,

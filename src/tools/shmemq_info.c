@@ -72,8 +72,9 @@ int main(int argc, char **argv)
     const char *heap_env = getenv("SHMEM_SYMMETRIC_SIZE") ? "SHMEM_SYMMETRIC_SIZE"
                            : getenv("SMA_SYMMETRIC_SIZE") ? "SMA_SYMMETRIC_SIZE"
                                                           : "default";
-    char node[256], prog[192], dq[192], coll[192];
+    char node[256], prog[192], dq[192], coll[192], offnode[256];
     shmemi_node_describe(node, sizeof node);
+    shmemi_am_describe(offnode, sizeof offnode);
     shmemi_coll_describe(coll, sizeof coll); /* collective: every PE */
     shmemi_async_progress_describe(prog, sizeof prog);
     shmemi_dataq_describe(dq, sizeof dq, shmem_n_pes());
@@ -92,6 +93,7 @@ int main(int argc, char **argv)
             {"mpi_thread_level", level_name(mpi_level)},
             {"heap_size_source", heap_env},
             {"node_transport", node},
+            {"off_node_transport", offnode},
             {"progress_thread", prog},
             {"collectives", coll},
             {"commq_node_peers", "node transport: bursts applied by the pushing PE"},
