@@ -144,6 +144,8 @@ int shmem_init_thread(int requested, int *provided)
         shmemi_fatal(routine, "setting up the off-node transport failed");
     if (shmemi.debug && shmemi.my_pe == 0) {
         char d[256];
+        shmemi_node_describe(d, sizeof d);
+        fprintf(stderr, "[shmemq PE 0] shmem_init: %s\n", d);
         shmemi_am_describe(d, sizeof d);
         fprintf(stderr, "[shmemq PE 0] shmem_init: off-node operations: %s\n", d);
     }

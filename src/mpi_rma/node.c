@@ -341,11 +341,8 @@ void shmemi_node_done(void)
     shmemq_node_fast_v2.heap_base = (uintptr_t)shmemi.heap_base;
     shmemq_node_fast_v2.heap_size = shmemi.heap_size;
     shmemi_node_inline(1);
-    if (shmemi.debug && shmemi.my_pe == 0) {
-        char d[256];
-        shmemi_node_describe(d, sizeof d);
-        fprintf(stderr, "[shmemq PE 0] shmem_init: %s\n", d);
-    }
+    /* SHMEM_DEBUG's line about the node comes from init.c, once the off-node transport
+     * (which decides node peers' atomics too) is known */
 }
 
 /* The inline node put/get on or off (sessions of the default context turn it off). */
