@@ -14,9 +14,10 @@
  *               node peers map that object; MPI_Win_create then covers the new mapping.
  *
  * node_base[region][pe] is where PE pe's heap_base / data_base is mapped here (NULL: not
- * reachable directly). The atomic domain is per job: AMOs use CPU atomics only when every
- * PE of the job is on this node; otherwise all of them go through MPI, so two paths
- * never apply atomics to one word (MPI promises nothing against CPU atomics). */
+ * reachable directly). amo_direct (set here) says the job is one node; with the AM
+ * transport (xport_am.c, decided later at init) the atomic domain is per node as well;
+ * otherwise every atomic goes through MPI, so two paths never apply atomics to one word
+ * (MPI promises nothing against CPU atomics). xport.h's shmemi_xp_amo_node has the rule. */
 #include "shmemi.h"
 #include <errno.h>
 #include <fcntl.h>

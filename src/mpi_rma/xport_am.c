@@ -34,6 +34,7 @@ static struct {
     am_send_t *sends;
     size_t n_sends, cap_sends;
     unsigned char *dirty; /* per world rank: a server sent to since its last flush */
+    unsigned *unflushed;  /* per world rank: requests sent to it since then */
     int *dirty_list;
     int n_dirty;
     int quieting; /* quiets in progress (another thread's quiet may hold our flush) */
@@ -153,6 +154,19 @@ static void send_req(int server, am_req_t *h, const void *a, size_t na, const vo
         o.dirty[server] = 1;
         o.dirty_list[o.n_dirty++] = server;
     }
+    if (h->kind != AM_FLUSH)
+        o.unflushed[server]++;
+}
+
+/* Flow control: MPI buffers requests the server has not received yet (eager sends finish
+ * at once), so an origin that only sends could pile up unbounded memory there. Every
+ * AM_WINDOW requests to one server, wait for them to be applied (a flush). Lock not held. */
+#define AM_WINDOW 8192u
+static void quiet(int server);
+static void throttle(int server)
+{
+    if (__atomic_load_n(&o.unflushed[server], __ATOMIC_RELAXED) >= AM_WINDOW)
+        quiet(server);
 }
 
 /* Post the receive of slot s's reply (n bytes into buf) from server. */
@@ -203,6 +217,7 @@ static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op
     }
     send_req(server, &h, NULL, 0, NULL, 0);
     pthread_mutex_unlock(&o.lock);
+    throttle(server);
     if (fetch && !nbi) {
         wait_req(&o.req[s], 0);
         pthread_mutex_lock(&o.lock);
@@ -281,6 +296,7 @@ static void quiet(int server)
         for (int i = 0; i < o.n_dirty; i++) {
             list[n++] = o.dirty_list[i];
             o.dirty[o.dirty_list[i]] = 0;
+            o.unflushed[o.dirty_list[i]] = 0;
         }
         o.n_dirty = 0;
     } else if (server >= 0 && o.dirty[server]) {
@@ -289,11 +305,18 @@ static void quiet(int server)
             shmemi_fatal(am_routine, "out of memory");
         list[n++] = server;
         o.dirty[server] = 0;
+        o.unflushed[server] = 0;
         for (int i = 0; i < o.n_dirty; i++)
             if (o.dirty_list[i] == server)
                 o.dirty_list[i] = o.dirty_list[--o.n_dirty];
     }
-    /* the nbi results to wait for: ours now, so later ones are not waited for here */
+    o.quieting++;
+    pthread_mutex_unlock(&o.lock);
+
+    flush_servers(list, n); /* may complete nbi results itself when it runs out of slots */
+    /* the nbi results to wait for: ours now (taken after the flush, which may need their
+     * slots), so another thread's later ones are not waited for here */
+    pthread_mutex_lock(&o.lock);
     int nn = o.n_nbi, *nbi = NULL;
     if (nn) {
         nbi = malloc(sizeof(int) * (size_t)nn);
@@ -302,10 +325,7 @@ static void quiet(int server)
         memcpy(nbi, o.nbi, sizeof(int) * (size_t)nn);
         o.n_nbi = 0;
     }
-    o.quieting++;
     pthread_mutex_unlock(&o.lock);
-
-    flush_servers(list, n);
     for (int i = 0; i < nn; i++)
         wait_req(&o.req[nbi[i]], 0);
 
@@ -391,7 +411,7 @@ static void get_bytes(const shmemi_target_t *t, uint64_t off, char *dest, size_t
 static void put_bytes(const shmemi_target_t *t, uint64_t off, const char *src, size_t n)
 {
     int server = shmemi_am.server[t->rank];
-    for (size_t done = 0; done < n || n == 0;) {
+    for (size_t done = 0; done < n;) {
         size_t len = n - done < AM_CHUNK ? n - done : AM_CHUNK;
         am_req_t h;
         req_init(&h, AM_PUT, t);
@@ -400,9 +420,8 @@ static void put_bytes(const shmemi_target_t *t, uint64_t off, const char *src, s
         pthread_mutex_lock(&o.lock);
         send_req(server, &h, src + done, len, NULL, 0);
         pthread_mutex_unlock(&o.lock);
+        throttle(server);
         done += len;
-        if (n == 0)
-            break;
     }
 }
 
@@ -467,6 +486,7 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     pthread_mutex_lock(&o.lock);
     send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
     pthread_mutex_unlock(&o.lock);
+    throttle(shmemi_am.server[b->pe]);
     return ne;
 }
 
@@ -516,8 +536,9 @@ int shmemi_am_init(void)
         return 0;
     shmemi_am.server = malloc(sizeof(int) * (size_t)shmemi.n_pes);
     o.dirty = calloc((size_t)shmemi.n_pes, 1);
+    o.unflushed = calloc((size_t)shmemi.n_pes, sizeof(unsigned));
     o.dirty_list = malloc(sizeof(int) * (size_t)shmemi.n_pes);
-    if (!shmemi_am.server || !o.dirty || !o.dirty_list)
+    if (!shmemi_am.server || !o.dirty || !o.unflushed || !o.dirty_list)
         shmemi_fatal("shmem_init", "out of memory");
     SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(&leader, 1, MPI_INT, shmemi_am.server, 1, MPI_INT,
                                                  shmemi.comm));
@@ -548,10 +569,12 @@ void shmemi_am_fini(void)
     MPI_Comm_free(&shmemi_am.comm);
     free(shmemi_am.server);
     free(o.dirty);
+    free(o.unflushed);
     free(o.dirty_list);
     free(o.sends);
     shmemi_am.server = NULL;
     o.dirty = NULL;
+    o.unflushed = NULL;
     o.dirty_list = NULL;
     o.sends = NULL;
     o.n_sends = o.cap_sends = 0;
