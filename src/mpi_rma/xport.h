@@ -308,10 +308,8 @@ static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burs
 static inline void shmemi_xp_burst_flush(const int dirty[2], int pe, int local_only,
                                          shmemi_xp_status_t *st)
 {
-    if (shmemi.offnode_am && !local_only && pe >= 0)
-        shmemi_am_quiet_pe(pe); /* AM bursts are copied: locally complete on return */
-    else if (shmemi.offnode_am && !local_only)
-        shmemi_am_quiet();
+    if (shmemi.offnode_am && !local_only) /* AM bursts are copied: local_only has nothing */
+        shmemi_am_burst_quiet(pe);
     shmemi_mpi_burst_flush(dirty, pe, local_only, st);
 }
 

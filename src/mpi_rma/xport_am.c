@@ -44,10 +44,16 @@ static const char *am_routine = "shmemq AM transport";
 
 /* ---- waiting ---- */
 
+/* Set while the comm queue's burst paths wait here: they run inside the queue's own
+ * state changes, so the progress hooks (a session's hook progresses its queue) must not
+ * run under them; MPI and this PE's server still do. */
+static _Thread_local int no_hooks;
+
 /* Wait for one request. locked: o.lock is held, so only MPI and this PE's server may run
  * meanwhile (a progress hook might send through this transport and take the lock). */
 static void wait_req(MPI_Request *r, int locked)
 {
+    locked |= no_hooks;
     for (unsigned spins = 0;; spins++) {
         int done = 0;
         int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
@@ -340,7 +346,8 @@ static void quiet(int server)
     /* Another thread's quiet may have taken a flush that covers our requests: wait for
      * it too (multi-threaded programs only; the count is 0 otherwise). */
     for (unsigned spins = 0; __atomic_load_n(&o.quieting, __ATOMIC_ACQUIRE) > 0; spins++) {
-        shmemi_progress();
+        if (!no_hooks)
+            shmemi_progress();
         if (shmemi_am.is_server)
             shmemi_am_serve(NULL);
         if (spins > 64)
@@ -356,6 +363,16 @@ void shmemi_am_quiet(void)
 void shmemi_am_quiet_pe(int pe)
 {
     quiet(shmemi_am.server[pe]);
+}
+
+void shmemi_am_burst_quiet(int pe)
+{
+    no_hooks = 1;
+    if (pe >= 0)
+        quiet(shmemi_am.server[pe]);
+    else
+        quiet(-1);
+    no_hooks = 0;
 }
 
 /* ---- bytes ---- */
@@ -486,7 +503,9 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     pthread_mutex_lock(&o.lock);
     send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
     pthread_mutex_unlock(&o.lock);
+    no_hooks = 1;
     throttle(shmemi_am.server[b->pe]);
+    no_hooks = 0;
     return ne;
 }
 

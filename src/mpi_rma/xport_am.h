@@ -44,6 +44,9 @@ void shmemi_am_quiet_pe(int pe);
  * copied into one request, so the caller's buffer is free on return; complete at
  * shmemi_am_quiet_pe(b->pe). Returns the operand bytes sent. */
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st);
+/* The queue's completion of its bursts to PE pe (all: pe < 0): as shmemi_am_quiet_pe, but
+ * waiting runs no progress hook (the queue is in the middle of its own state changes). */
+void shmemi_am_burst_quiet(int pe);
 
 /* ---- shared by xport_am.c and xport_am_serve.c ---- */
 void shmemi_am_serve(void *arg); /* the progress hook; also called by waiting origins */
