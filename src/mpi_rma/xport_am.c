@@ -161,7 +161,7 @@ static void send_req(int server, am_req_t *h, const void *a, size_t na, const vo
         o.dirty_list[o.n_dirty++] = server;
     }
     if (h->kind != AM_FLUSH)
-        o.unflushed[server]++;
+        __atomic_fetch_add(&o.unflushed[server], 1u, __ATOMIC_RELAXED); /* throttle reads it unlocked */
 }
 
 /* Flow control: MPI buffers requests the server has not received yet (eager sends finish
@@ -302,7 +302,7 @@ static void quiet(int server)
         for (int i = 0; i < o.n_dirty; i++) {
             list[n++] = o.dirty_list[i];
             o.dirty[o.dirty_list[i]] = 0;
-            o.unflushed[o.dirty_list[i]] = 0;
+            __atomic_store_n(&o.unflushed[o.dirty_list[i]], 0u, __ATOMIC_RELAXED);
         }
         o.n_dirty = 0;
     } else if (server >= 0 && o.dirty[server]) {
@@ -311,12 +311,12 @@ static void quiet(int server)
             shmemi_fatal(am_routine, "out of memory");
         list[n++] = server;
         o.dirty[server] = 0;
-        o.unflushed[server] = 0;
+        __atomic_store_n(&o.unflushed[server], 0u, __ATOMIC_RELAXED);
         for (int i = 0; i < o.n_dirty; i++)
             if (o.dirty_list[i] == server)
                 o.dirty_list[i] = o.dirty_list[--o.n_dirty];
     }
-    o.quieting++;
+    __atomic_fetch_add(&o.quieting, 1, __ATOMIC_RELEASE); /* read unlocked below */
     pthread_mutex_unlock(&o.lock);
 
     flush_servers(list, n); /* may complete nbi results itself when it runs out of slots */
@@ -338,7 +338,7 @@ static void quiet(int server)
     pthread_mutex_lock(&o.lock);
     for (int i = 0; i < nn; i++)
         slot_finish(nbi[i]);
-    o.quieting--;
+    __atomic_fetch_sub(&o.quieting, 1, __ATOMIC_RELEASE);
     reap_sends(0);
     pthread_mutex_unlock(&o.lock);
     free(list);
