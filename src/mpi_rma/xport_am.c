@@ -126,8 +126,9 @@ static void complete_nbi_locked(void)
 /* ---- sending (lock held) ---- */
 
 /* One request (header h, then a and b bytes) to server. The bytes are copied, so every
- * source is reusable on return. */
-static void send_req(int server, am_req_t *h, const void *a, size_t na, const void *b, size_t nb)
+ * source is reusable on return. MPI_SUCCESS, or the MPI error (nothing sent). */
+static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
+                        size_t nb)
 {
     size_t n = sizeof *h + na + nb;
     unsigned char *buf = malloc(n);
@@ -153,8 +154,10 @@ static void send_req(int server, am_req_t *h, const void *a, size_t na, const vo
         shmemi_fatal(am_routine, "request of %zu bytes", n);
     int rc = MPI_Isend(buf, (int)n, MPI_BYTE, server, AM_TAG_REQ, shmemi_am.comm,
                        &o.sends[o.n_sends].req);
-    if (rc != MPI_SUCCESS)
-        shmemi_mpi_fail(am_routine, "MPI_Isend", rc);
+    if (rc != MPI_SUCCESS) {
+        free(buf);
+        return rc;
+    }
     o.sends[o.n_sends++].buf = buf;
     if (h->kind != AM_FLUSH && !o.dirty[server]) { /* a flush leaves nothing to flush */
         o.dirty[server] = 1;
@@ -162,6 +165,15 @@ static void send_req(int server, am_req_t *h, const void *a, size_t na, const vo
     }
     if (h->kind != AM_FLUSH)
         __atomic_fetch_add(&o.unflushed[server], 1u, __ATOMIC_RELAXED); /* throttle reads it unlocked */
+    return MPI_SUCCESS;
+}
+
+/* The OpenSHMEM routines return nothing: a failed send ends the job, naming the call. */
+static void send_req(int server, am_req_t *h, const void *a, size_t na, const void *b, size_t nb)
+{
+    int rc = try_send_req(server, h, a, na, b, nb);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(am_routine, "MPI_Isend", rc);
 }
 
 /* Flow control: MPI buffers requests the server has not received yet (eager sends finish
@@ -490,7 +502,6 @@ void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get
 
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
 {
-    (void)st; /* failures of MPI here end the job (shmemi_mpi_fail) */
     am_req_t h;
     memset(&h, 0, sizeof h);
     h.kind = AM_BURST;
@@ -501,8 +512,16 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     h.len = b->n;
     size_t nd = (size_t)b->n * 8, ne = (size_t)b->n * b->esize;
     pthread_mutex_lock(&o.lock);
-    send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
+    /* the queue returns an error instead (SHMEM_QUEUE_ERR_MPI): the first one is noted */
+    int rc = try_send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
     pthread_mutex_unlock(&o.lock);
+    if (rc != MPI_SUCCESS) {
+        if (st->rc == 0) {
+            st->rc = rc;
+            st->call = "MPI_Isend";
+        }
+        return 0;
+    }
     no_hooks = 1;
     throttle(shmemi_am.server[b->pe]);
     no_hooks = 0;
