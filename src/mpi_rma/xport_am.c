@@ -479,12 +479,46 @@ void shmemi_am_get(const char *routine, const shmemi_target_t *t, void *dest, si
     batch_wait(&g);
 }
 
-/* Strided, blocking, block by block: puts are copied out (complete locally on return),
- * gets are pipelined 64 pieces at a time. */
+/* Strided put of small blocks: packed, as many blocks per request as fit AM_CHUNK. */
+static void put_strided(const shmemi_target_t *t, uint64_t off, const char *local,
+                        ptrdiff_t lstride, ptrdiff_t rstride, size_t blk, size_t n)
+{
+    int server = shmemi_am.server[t->rank];
+    size_t per = AM_CHUNK / blk;
+    char *pack = malloc(per * blk);
+    if (!pack)
+        shmemi_fatal(am_routine, "out of memory");
+    for (size_t k = 0; k < n;) {
+        size_t m = n - k < per ? n - k : per;
+        for (size_t j = 0; j < m; j++)
+            memcpy(pack + j * blk, local + (ptrdiff_t)(k + j) * lstride, blk);
+        am_req_t h;
+        req_init(&h, AM_PUTS, t);
+        h.off = (uint64_t)((int64_t)off + (int64_t)k * (int64_t)rstride);
+        h.len = blk;
+        h.value = m;
+        int64_t rs = (int64_t)rstride;
+        memcpy(&h.cond, &rs, sizeof rs);
+        pthread_mutex_lock(&o.lock);
+        send_req(server, &h, pack, m * blk, NULL, 0);
+        pthread_mutex_unlock(&o.lock);
+        throttle(server);
+        k += m;
+    }
+    free(pack);
+}
+
+/* Strided, blocking: puts of small blocks packed into few requests, larger ones block by
+ * block (copied out, so complete locally on return); gets block by block, pipelined 64
+ * pieces at a time. */
 void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get, char *local,
                        ptrdiff_t lstride, size_t roff, ptrdiff_t rstride, size_t blk, size_t n)
 {
     (void)routine;
+    if (!is_get && n > 1 && blk > 0 && blk <= AM_CHUNK / 4) {
+        put_strided(t, t->off + roff, local, lstride, rstride, blk, n);
+        return;
+    }
     get_batch_t g = {.n = 0};
     for (size_t k = 0; k < n; k++) {
         uint64_t off = (uint64_t)((ptrdiff_t)(t->off + roff) + (ptrdiff_t)k * rstride);

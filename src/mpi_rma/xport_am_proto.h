@@ -25,7 +25,9 @@ enum {
     AM_PUT,     /* len payload bytes follow the header */
     AM_GET,     /* reply: len bytes */
     AM_FLUSH,   /* reply: empty, once every earlier request of the origin is applied */
-    AM_BURST    /* the comm queue's burst: len displacements, then len operands of size */
+    AM_BURST,   /* the comm queue's burst: len displacements, then len operands of size */
+    AM_PUTS     /* strided put: value blocks of len bytes packed, the k-th to off + k * cond
+                   (cond an int64 stride) */
 };
 
 typedef struct {

@@ -134,6 +134,16 @@ static void apply(const unsigned char *msg, size_t n, int origin)
         }
         break;
     }
+    case AM_PUTS: {
+        int64_t rs;
+        memcpy(&rs, &h.cond, sizeof rs);
+        uint64_t cnt = h.value, blk = h.len, plen = n - sizeof h;
+        if (blk == 0 || cnt > plen / blk || cnt * blk != plen)
+            shmemi_fatal(routine, "malformed strided put from PE %d", origin);
+        for (uint64_t k = 0; k < cnt; k++)
+            memcpy(at(&h, h.off + (uint64_t)((int64_t)k * rs), blk, origin), pl + k * blk, blk);
+        break;
+    }
     default:
         shmemi_fatal(routine, "unknown request kind %d from PE %d", (int)h.kind, origin);
     }
