@@ -24,6 +24,7 @@ extern "C" int commq_noinline_uint32_push(shmem_queue_t q, uint32_t *dest, const
                                           size_t nelems, int pe, shmem_op_type_t op);
 // The library's finalize step for live queues (src/queue/comm_queue.h).
 extern "C" int shmemi_queue_comm_flush_live(int destroy);
+extern "C" int shmemi_am_on(void);
 
 namespace {
 
@@ -965,13 +966,13 @@ TEST(CommQueue, UniformBatchesPackedExactly)
         ASSERT_EQ(mixed[i], (i == N / 2 ? 4 : 2) * n) << i;
     }
     // Batches travel as messages only to PEs whose atomics are not CPU atomics here:
-    // inside a one-node job node peers (and this PE) get their bursts applied through
-    // shared memory; once the job spans nodes every other PE's atomics travel (one
-    // atomic domain per job), node peers' included.
-    bool spans = false;
+    // node peers (and this PE) get their bursts applied through shared memory when the
+    // job is one node or has one atomic domain per node (the AM transport, xport.h);
+    // with MPI across nodes every other PE's atomics travel, node peers' included.
+    uint64_t off_node = 0;
     for (int k = 0; k < n; k++)
-        spans = spans || shmem_ptr(add, k) == nullptr;
-    uint64_t remote = spans ? (uint64_t)n - 1 : 0;
+        off_node += shmem_ptr(add, k) == nullptr;
+    uint64_t remote = off_node == 0 || shmemi_am_on() ? off_node : (uint64_t)n - 1;
     if (remote > 0) {
         // per remote PE: 5 packed batches of 64 (4 B each + one operand) instead of
         // 64 x (8 + esize) each; the mixed batch is the same size either way

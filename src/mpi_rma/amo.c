@@ -9,11 +9,13 @@
  *       -> shmemi_xp_amo_nbi: complete at quiet, as OpenSHMEM allows; operands are
  *          copied by the transport (they live on our stack)
  *
- * When the whole job is one node (shmemi.amo_direct, xport.h) every AMO is a CPU atomic
- * on the target's memory mapped here (the node transport): no MPI call, no target CPU.
- * Otherwise AMOs on the calling PE and on node peers go through MPI too: a CPU atomic
- * would not be atomic with the other PEs' accumulates. xport_mpi.c and xport_mpi_amo.c
- * say how MPI carries them.
+ * The atomic domain (xport.h, shmemi_xp_amo_node): when the whole job is one node
+ * (shmemi.amo_direct) or PEs of other nodes go through the AM transport (shmemi.offnode_am)
+ * every AMO on a node's memory is a CPU atomic of that node: by this PE on node peers'
+ * memory mapped here, by the target node's server for the others (xport_am.c). Otherwise
+ * (SHMEMQ_OFFNODE=mpi) AMOs on the calling PE and on node peers go through MPI too: a CPU
+ * atomic would not be atomic with the other PEs' accumulates. xport_mpi.c and
+ * xport_mpi_amo.c say how MPI carries them.
  *
  * In a 1.6 batch session (src/queue/session.c, through the context's batch operations)
  * non-fetching AMOs go to the context's queue and fetching ones complete that queue

@@ -23,6 +23,10 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/xport_mpi.c \
 	src/mpi_rma/xport_mpi_amo.c \
 	src/mpi_rma/xport_mpi_burst.c \
+	src/mpi_rma/xport_am.h \
+	src/mpi_rma/xport_am_proto.h \
+	src/mpi_rma/xport_am.c \
+	src/mpi_rma/xport_am_serve.c \
 	src/mpi_rma/symseg.c \
 	src/mpi_rma/rma.c \
 	src/mpi_rma/sync.c \

@@ -142,6 +142,16 @@ int shmem_init_thread(int requested, int *provided)
         shmemi_agent_describe(d, sizeof d);
         shmemi_say("[shmemq PE 0] shmem_init: node agent %s\n", d);
     }
+    /* the off-node transport: after the node mapping and the progress agent are known */
+    if (shmemi_am_init() != 0)
+        shmemi_fatal(routine, "setting up the off-node transport failed");
+    if (shmemi.debug && shmemi.my_pe == 0) {
+        char d[256];
+        shmemi_node_describe(d, sizeof d);
+        fprintf(stderr, "[shmemq PE 0] shmem_init: %s\n", d);
+        shmemi_am_describe(d, sizeof d);
+        fprintf(stderr, "[shmemq PE 0] shmem_init: off-node operations: %s\n", d);
+    }
     SHMEMI_MPI_CHECK(routine, shmemi_barrier_comm(shmemi.comm));
     if (provided)
         *provided = shmemi.thread_level;
@@ -189,6 +199,7 @@ void shmem_finalize(void)
     /* every PE keeps applying incoming traffic (this barrier progresses) until every
      * PE's drain is done, so nothing arrives after the engines stop */
     (void)shmemi_barrier_comm(shmemi.comm);
+    shmemi_am_fini(); /* nothing is sent any more: every PE quieted before the barrier */
     shmemi_modules_fini(SHMEMI_FINI_STOP);
     /* The agent serves until here: a PE in finalize's steps that do not progress (freeing
      * windows) is still served. Its hooks are gone (unregistered under the registry's

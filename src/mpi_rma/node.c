@@ -14,9 +14,10 @@
  *               node peers map that object; MPI_Win_create then covers the new mapping.
  *
  * node_base[region][pe] is where PE pe's heap_base / data_base is mapped here (NULL: not
- * reachable directly). The atomic domain is per job: AMOs use CPU atomics only when every
- * PE of the job is on this node; otherwise all of them go through MPI, so two paths
- * never apply atomics to one word (MPI promises nothing against CPU atomics). */
+ * reachable directly). amo_direct (set here) says the job is one node; with the AM
+ * transport (xport_am.c, decided later at init) the atomic domain is per node as well;
+ * otherwise every atomic goes through MPI, so two paths never apply atomics to one word
+ * (MPI promises nothing against CPU atomics). xport.h's shmemi_xp_amo_node has the rule. */
 #include "shmemi.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -328,7 +329,9 @@ void shmemi_node_describe(char *buf, size_t n)
              shmemi.node_size, node_pes_setting() > 0 ? " (SHMEMQ_NODE_PES)" : "", heap_how,
              shmemi.node_heap_ok ? "mapped" : "not mapped",
              shmemi.node_data_ok ? "in shared memory, mapped" : "not mapped",
-             shmemi.amo_direct ? "CPU atomics (one-node job)" : "MPI accumulates");
+             shmemi.amo_direct ? "CPU atomics (one-node job)"
+             : shmemi.offnode_am ? "CPU atomics (one atomic domain per node; off-node ones by AM)"
+                                 : "MPI accumulates");
 }
 
 /* After both regions: the job's atomic domain (see the top). */
@@ -345,11 +348,8 @@ void shmemi_node_done(void)
     shmemq_node_fast_v2.heap_base = (uintptr_t)shmemi.heap_base;
     shmemq_node_fast_v2.heap_size = shmemi.heap_size;
     shmemi_node_inline(1);
-    if (shmemi.debug && shmemi.my_pe == 0) {
-        char d[256];
-        shmemi_node_describe(d, sizeof d);
-        fprintf(stderr, "[shmemq PE 0] shmem_init: %s\n", d);
-    }
+    /* SHMEM_DEBUG's line about the node comes from init.c, once the off-node transport
+     * (which decides node peers' atomics too) is known */
 }
 
 /* The inline node put/get on or off (sessions of the default context turn it off). */

@@ -13,4 +13,18 @@ test_test_onesided_offnode_CPPFLAGS = $(TEST_INCLUDES) \
 	-DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1"'
 test_test_onesided_offnode_LDADD = $(TEST_LIBS)
 test_test_onesided_offnode_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# offnode: PEs of other nodes by default (issue 21, test/test_offnode.cc): the AM
+# transport, one atomic domain per node. _default with the library's defaults; _async
+# with the progress thread on every PE (SHMEMQ_ASYNC_PROGRESS=1), where the spinning
+# target never calls the library whatever the default agent does.
+check_PROGRAMS += test/test_offnode_default test/test_offnode_async
+test_test_offnode_default_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode.cc
+test_test_offnode_default_CPPFLAGS = $(TEST_INCLUDES)
+test_test_offnode_default_LDADD = $(TEST_LIBS)
+test_test_offnode_default_LDFLAGS = $(NOINSTALL_FLAGS)
+test_test_offnode_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode.cc
+test_test_offnode_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
+test_test_offnode_async_LDADD = $(TEST_LIBS)
+test_test_offnode_async_LDFLAGS = $(NOINSTALL_FLAGS)
 endif

@@ -28,6 +28,8 @@ const shmemi_setting_t shmemi_settings[] = {
      "SHMEM_DEBUG: wait in a collective before naming missing PEs and ending the job (0: off)"},
     {"SHMEMQ_NODE_PES", "0", SHMEMI_SET_INT, 0, 1 << 30, NULL,
      "PEs per simulated node (0: the real nodes)"},
+    {"SHMEMQ_OFFNODE", "am", SHMEMI_SET_CHOICE, 0, 0, "am mpi",
+     "PEs of other nodes: am (messages applied by the target's node) or mpi (MPI RMA)"},
     {"SHMEMQ_ASYNC_PROGRESS", "auto", SHMEMI_SET_CHOICE, 0, 0,
      "auto 1 0 on off yes no true false",
      "node progress agent, one per node: auto (on when the job spans nodes), 1 (also on one node), 0 (off)"},

@@ -109,6 +109,8 @@ typedef struct {
     MPI_Win heap_shwin; /* MPI_Win_allocate_shared behind heap_win, or MPI_WIN_NULL */
     int node_heap_ok, node_data_ok;
     int amo_direct; /* the whole job is one node: every AMO is a CPU atomic */
+    int offnode_am; /* PEs of other nodes are reached through the AM transport, and atomics
+                       on a node's memory are CPU atomics of that node (xport_am.h) */
 
     int debug; /* SHMEM_DEBUG set: report and abort on invalid arguments */
     struct shmemq_ctx default_ctx;
@@ -265,6 +267,13 @@ void shmemi_node_data_share(void);  /* data_base/data_size known, before its win
 void shmemi_node_done(void);        /* both regions: decide the atomic domain */
 void shmemi_node_describe(char *buf, size_t n); /* one line: what the node transport got */
 void shmemi_node_fini(void);
+/* The AM transport (xport_am.c): off-node operations applied by the target's node.
+ * init: collective, after shmemi_node_done (decides shmemi.offnode_am); fini: collective,
+ * once no PE sends any more; describe: which transport off-node operations take, and why. */
+int shmemi_am_init(void);
+void shmemi_am_fini(void);
+void shmemi_am_describe(char *buf, size_t n);
+int shmemi_am_on(void); /* shmemi.offnode_am, for tests (C++ sees no shmemi_state_t) */
 void shmemi_node_inline(int on); /* rma_inline.h's fast path on/off */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);
@@ -342,6 +351,8 @@ typedef struct {
     MPI_Win win;
     MPI_Aint disp;
     char *local; /* node transport: the target bytes as mapped here, or NULL */
+    int region;  /* AM transport: 0 heap, 1 data segment ... */
+    uintptr_t off; /* ... and the offset in it */
 } shmemi_target_t;
 
 int shmemi_check_fail(const char *routine, shmem_ctx_t ctx, const void *remote, size_t len,
@@ -360,6 +371,8 @@ static inline int shmemi_target(const char *routine, shmem_ctx_t ctx, const void
             t->disp = (MPI_Aint)off + (r == 0 ? c->heap_adj[t->rank] : 0);
             char *b = shmemi.node_base[r][t->rank];
             t->local = b ? b + off : NULL;
+            t->region = r;
+            t->off = off;
             return 0;
         }
     }

@@ -7,20 +7,29 @@
  * Transports, one file (set) each:
  *   node  xport_node.h            loads, stores and CPU atomics on a node peer's memory
  *                                 mapped in this process; complete on return
+ *   am    xport_am.c              PEs of other nodes: messages to the server of the
+ *         xport_am_serve.c        target's node (its leader), which applies them with the
+ *                                 node transport (shmemi.offnode_am; xport_am.h)
  *   mpi   xport_mpi.c             MPI RMA on the context's windows: contiguous and
  *         xport_mpi_amo.c         atomics (blocking, and nonblocking with the operand ring)
  *         xport_mpi_strided.c     strided transfers (methods, datatype cache, picker)
  *         xport_mpi_burst.c       the comm queue's bursts (indexed datatypes)
- *   am    src/queue/am.c          the comm queue's messages, applied by the target
- *                                 (src/queue/cq_apply.c), only for targets off the node,
- *                                 only where the queue chose it
+ *   (the comm queue's own messages, src/queue/am.c, applied by the target with
+ *   src/queue/cq_apply.c, are the queue's, only where the queue chose them)
  *
  * The choice per target is made here, inline, from the target (shmemi_target fills it):
  * t->local set means the node transport reaches the bytes. Data movement takes the node
- * transport whenever it reaches the target. Atomics take it only when shmemi.amo_direct
- * (the whole job is one node): MPI promises no atomicity between its accumulates and CPU
- * atomics, so a job that spans nodes applies every atomic through MPI, node peers'
- * included. shmemi_xp_amo_node is the one place that rule lives (the queue asks it too).
+ * transport whenever it reaches the target, else AM when shmemi.offnode_am, else MPI.
+ *
+ * The atomic domain: every atomic on a word must go through one mechanism, since MPI
+ * promises no atomicity between its accumulates and CPU atomics. Either the job is one
+ * node (shmemi.amo_direct) or off-node operations take AM (shmemi.offnode_am): then every
+ * atomic on a node's memory is a CPU atomic of that node (by the origin on the node, by
+ * the node's server for the others) and no MPI accumulate touches the heap or the data
+ * segment (the comm queue's atomic bursts to other nodes go through AM too,
+ * shmemi_xp_burst). Otherwise (SHMEMQ_OFFNODE=mpi, or node memory not mapped) every atomic
+ * goes through MPI, node peers' included. shmemi_xp_amo_node is the one place that rule
+ * lives (the queue asks it too).
  *
  * Adding a transport: give it a file with the operations below, a value in
  * shmemi_xp_kind_t and a case in the selectors (shmemi_xp_bytes_of / shmemi_xp_amo_of)
@@ -33,25 +42,30 @@
 #include "xport_types.h"
 #include "xport_node.h"
 
-typedef enum { SHMEMI_XP_NODE, SHMEMI_XP_MPI } shmemi_xp_kind_t;
+typedef enum { SHMEMI_XP_NODE, SHMEMI_XP_AM, SHMEMI_XP_MPI } shmemi_xp_kind_t;
 
-/* ---- the selectors: the only "node, else MPI" decisions ---- */
+/* ---- the selectors: the only "node, AM or MPI" decisions ---- */
 
-/* Bytes: the node transport when it reaches the target. */
+/* Bytes: the node transport when it reaches the target, else AM when it is on. */
 static inline shmemi_xp_kind_t shmemi_xp_bytes_of(const shmemi_target_t *t)
 {
-    return t->local != NULL ? SHMEMI_XP_NODE : SHMEMI_XP_MPI;
+    if (t->local != NULL)
+        return SHMEMI_XP_NODE;
+    return shmemi.offnode_am ? SHMEMI_XP_AM : SHMEMI_XP_MPI;
 }
 
-/* The atomic domain: CPU atomics only inside a single-node job (see the top). */
+/* The atomic domain (see the top): CPU atomics on node memory when the job is one node
+ * or off-node atomics are applied by the target's node (AM). */
 static inline int shmemi_xp_amo_node(int reachable)
 {
-    return reachable && shmemi.amo_direct;
+    return reachable && (shmemi.amo_direct || shmemi.offnode_am);
 }
 
 static inline shmemi_xp_kind_t shmemi_xp_amo_of(const shmemi_target_t *t)
 {
-    return shmemi_xp_amo_node(t->local != NULL) ? SHMEMI_XP_NODE : SHMEMI_XP_MPI;
+    if (t->local != NULL)
+        return shmemi_xp_amo_node(1) ? SHMEMI_XP_NODE : SHMEMI_XP_MPI;
+    return shmemi.offnode_am ? SHMEMI_XP_AM : SHMEMI_XP_MPI;
 }
 
 /* A put to t is complete when the call returns (no batching can gain anything). */
@@ -130,6 +144,8 @@ typedef struct {
     unsigned char *elems;  /* ATOMICS: operands; TYPED_PUTS: values; TYPED_GETS: addresses */
     unsigned char *records; /* PUTS, GETS: the record stream */
 } shmemi_xp_burst_t;
+
+#include "xport_am.h" /* the AM transport (needs shmemi_xp_burst_t) */
 /* Space to build one burst's datatypes for up to maxrec records, in memory the caller
  * provides (the comm queue keeps it in one lazily touched mapping, cq_scratch.c):
  * shmemi_mpi_burst_scratch_bytes(maxrec) bytes, 8-byte aligned; init touches none of it. */
@@ -157,6 +173,7 @@ static inline void shmemi_xp_put(const char *routine, const shmemi_target_t *t, 
 {
     switch (shmemi_xp_bytes_of(t)) {
     case SHMEMI_XP_NODE: shmemi_node_put(t->local, src, n, done); break;
+    case SHMEMI_XP_AM: shmemi_am_put(routine, t, src, n, done); break;
     default: shmemi_mpi_put(routine, t, src, n, done); break;
     }
 }
@@ -166,6 +183,7 @@ static inline void shmemi_xp_get(const char *routine, const shmemi_target_t *t, 
 {
     switch (shmemi_xp_bytes_of(t)) {
     case SHMEMI_XP_NODE: shmemi_node_get(dest, t->local, n); break;
+    case SHMEMI_XP_AM: shmemi_am_get(routine, t, dest, n, done); break;
     default: shmemi_mpi_get(routine, t, dest, n, done); break;
     }
 }
@@ -184,6 +202,9 @@ static inline void shmemi_xp_strided(const char *routine, const shmemi_target_t 
         else
             shmemi_node_strided(t->local + roff, rstride, local, lstride, blk, n);
         break;
+    case SHMEMI_XP_AM:
+        shmemi_am_strided(routine, t, is_get, local, lstride, roff, rstride, blk, n);
+        break;
     default: {
         shmemi_target_t r = *t;
         r.disp += (MPI_Aint)roff;
@@ -200,6 +221,7 @@ static inline void shmemi_xp_fetch_op(const char *routine, const shmemi_target_t
 {
     switch (shmemi_xp_amo_of(t)) {
     case SHMEMI_XP_NODE: shmemi_node_amo(t->local, size, SHMEMI_AMO_FOP, op, value, NULL, result); break;
+    case SHMEMI_XP_AM: shmemi_am_fetch_op(routine, t, size, op, value, result); break;
     default: shmemi_mpi_fetch_op(routine, t, xt, op, value, result); break;
     }
 }
@@ -213,6 +235,7 @@ static inline void shmemi_xp_cas(const char *routine, const shmemi_target_t *t, 
     case SHMEMI_XP_NODE:
         shmemi_node_amo(t->local, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result);
         break;
+    case SHMEMI_XP_AM: shmemi_am_cas(routine, t, size, value, cond, result); break;
     default: shmemi_mpi_cas(routine, t, xt, value, cond, result, ordered); break;
     }
 }
@@ -224,6 +247,7 @@ static inline void shmemi_xp_amo_nbi(const char *routine, const shmemi_target_t 
 {
     switch (shmemi_xp_amo_of(t)) {
     case SHMEMI_XP_NODE: shmemi_node_amo(t->local, size, kind, op, value, cond, result); break;
+    case SHMEMI_XP_AM: shmemi_am_amo_nbi(routine, t, size, kind, op, value, cond, result); break;
     default: shmemi_mpi_amo_nbi(routine, t, xt, size, kind, op, value, cond, result); break;
     }
 }
@@ -238,27 +262,55 @@ static inline void shmemi_xp_amo_now(const char *routine, const shmemi_target_t 
     case SHMEMI_XP_NODE: /* seq_cst: after the data stores, as the MPI flush orders */
         shmemi_node_amo(t->local, size, SHMEMI_AMO_ACC, op, value, NULL, NULL);
         break;
+    case SHMEMI_XP_AM: /* after earlier requests to the same server, as they were sent */
+        shmemi_am_amo_nbi(routine, t, size, SHMEMI_AMO_ACC, op, value, NULL, NULL);
+        break;
     default: shmemi_mpi_amo_now(routine, t, xt, op, value); break;
     }
 }
 
-/* quiet: everything this PE issued on c is complete, on every transport. fence (order
- * only) is the same: MPI has no cheaper per-target ordering that covers puts, gets and
- * accumulates alike. */
+/* quiet: everything this PE issued on c is complete, on every transport (AM traffic is
+ * not per context: a quiet completes all of it, which is conservative). fence (order
+ * only): AM requests to one PE go to one server over one communicator and tag and are
+ * applied in arrival order, so they are ordered already; MPI has no cheaper per-target
+ * ordering that covers puts, gets and accumulates alike, so its part is a quiet. */
 static inline void shmemi_xp_quiet(const struct shmemq_ctx *c)
 {
     shmemi_node_quiet(); /* the node transport's stores */
+    if (shmemi.offnode_am)
+        shmemi_am_quiet();
     shmemi_mpi_quiet("shmem_quiet", c);
 }
 static inline void shmemi_xp_fence(const struct shmemq_ctx *c)
 {
-    shmemi_xp_quiet(c);
+    shmemi_node_quiet();
+    shmemi_mpi_quiet("shmem_fence", c);
 }
 /* Complete what went to one world rank (shmem_pe_quiet). */
 static inline void shmemi_xp_quiet_rank(const char *routine, const struct shmemq_ctx *c, int rank)
 {
     shmemi_node_quiet();
+    if (shmemi.offnode_am)
+        shmemi_am_quiet_pe(rank);
     shmemi_mpi_quiet_rank(routine, c, rank);
+}
+
+/* The comm queue's bursts (cq_rma.c): atomic bursts to another node go through AM when
+ * the atomic domain is per node (no MPI accumulate may touch node memory then); the rest
+ * through MPI. Completion: shmemi_xp_burst_flush. */
+static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burst_scratch_t *sc,
+                                     shmemi_xp_status_t *st)
+{
+    if (b->kind == SHMEMI_XB_ATOMICS && shmemi.offnode_am)
+        return shmemi_am_burst(b, st);
+    return shmemi_mpi_burst(b, sc, st);
+}
+static inline void shmemi_xp_burst_flush(const int dirty[2], int pe, int local_only,
+                                         shmemi_xp_status_t *st)
+{
+    if (shmemi.offnode_am && !local_only) /* AM bursts are copied: local_only has nothing */
+        shmemi_am_burst_quiet(pe);
+    shmemi_mpi_burst_flush(dirty, pe, local_only, st);
 }
 
 #endif /* SHMEMI_XPORT_H */

@@ -1,5 +1,6 @@
 /* cq_rma.c: the comm queue's RMA path: a chunk leaves as one burst of the MPI transport
- * (xport.h, shmemi_mpi_burst: one MPI call with indexed datatypes). Here only the queue's
+ * (xport.h, shmemi_xp_burst: one MPI call with indexed datatypes; atomic bursts to
+ * another node are one AM request when xport.h says so, the atomic domain). Here only the queue's
  * bookkeeping: which regions are dirty, the PEs sent to, the chunks whose buffers MPI
  * still reads, the cap on unflushed operations.
  * Completion flushes the regions the queue touched for each PE it sent to (q->rma_pes);
@@ -15,7 +16,7 @@ int cq_rma_complete(shmem_queue_t q)
     cq_mpirc_t st = {0, NULL};
     for (int i = 0; i < q->n_rma_pes; i++) {
         int pe = q->rma_pes[i];
-        shmemi_mpi_burst_flush(q->rma_dirty, pe, 0, &st);
+        shmemi_xp_burst_flush(q->rma_dirty, pe, 0, &st);
         q->rma_pe_dirty[pe] = 0;
     }
     q->n_rma_pes = 0;
@@ -34,7 +35,7 @@ void cq_rma_reclaim(shmem_queue_t q)
 {
     cq_mpirc_t st = {0, NULL};
     for (int i = 0; i < q->n_rma_pes; i++)
-        shmemi_mpi_burst_flush(q->rma_dirty, q->rma_pes[i], 1, &st);
+        shmemi_xp_burst_flush(q->rma_dirty, q->rma_pes[i], 1, &st);
     while (q->rma_pending) {
         cq_chunk_t *c = q->rma_pending;
         q->rma_pending = c->next;
@@ -77,7 +78,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
         b.kind = SHMEMI_XB_ATOMICS;
         b.op = slot_op(h->slot);
     }
-    q->st.bytes += shmemi_mpi_burst(&b, &q->burst_scratch, &st);
+    q->st.bytes += shmemi_xp_burst(&b, &q->burst_scratch, &st);
     c->next = q->rma_pending;
     q->rma_pending = c;
     q->rma_dirty[h->win] = 1;

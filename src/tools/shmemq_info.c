@@ -72,14 +72,18 @@ int main(int argc, char **argv)
     const char *heap_env = getenv("SHMEM_SYMMETRIC_SIZE") ? "SHMEM_SYMMETRIC_SIZE"
                            : getenv("SMA_SYMMETRIC_SIZE") ? "SMA_SYMMETRIC_SIZE"
                                                           : "default";
-    char node[256], prog[320], dq[192], coll[192];
+    char node[256], prog[320], dq[192], coll[192], offnode[256];
     shmemi_node_describe(node, sizeof node);
+    shmemi_am_describe(offnode, sizeof offnode);
     shmemi_coll_describe(coll, sizeof coll); /* collective: every PE */
     shmemi_agent_describe(prog, sizeof prog);
     shmemi_queue_data_describe(dq, sizeof dq, shmem_n_pes());
     const char *path = getenv("SHMEMQ_COMM_PATH");
     const char *cq = path && strcmp(path, "am") == 0
                          ? "am (SHMEMQ_COMM_PATH=am): batches applied by the target"
+                         : shmemi_am_on()
+                         ? "rma: one MPI call per put/get burst; atomic bursts as one AM request "
+                           "each, applied by the target's node (one atomic domain per node)"
                          : "rma: one MPI call per burst, completed by MPI progress even while "
                            "the target waits in MPI";
     if (shmem_my_pe() == 0) {
@@ -92,6 +96,7 @@ int main(int argc, char **argv)
             {"mpi_thread_level", level_name(mpi_level)},
             {"heap_size_source", heap_env},
             {"node_transport", node},
+            {"off_node_transport", offnode},
             {"node_agent", prog},
             {"collectives", coll},
             {"commq_node_peers", "node transport: bursts applied by the pushing PE"},

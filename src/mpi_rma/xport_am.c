@@ -1,0 +1,666 @@
+/* xport_am.c: the AM transport's origin side (xport_am.h): requests to the server of the
+ * target's node, the replies they wait for, completion (quiet, flush), and the choice
+ * made at init (shmemi_am_init). The wire format is xport_am_proto.h's; the server is
+ * xport_am_serve.c.
+ *
+ * Origin state is under one lock (o.lock): the reply slots, the sends in flight and the
+ * servers sent to since their last flush. Requests are sent under it, so requests of
+ * several threads reach a server in the order the lock gave them. Nothing waits for
+ * another PE while holding it except for MPI to finish a send whose receiver already
+ * answered a later request; waits that need another PE (a reply) run without it and
+ * keep progressing (shmemi_progress, and this PE's own server: two servers fetching
+ * from each other must both keep serving). */
+#include "xport.h"
+#include "xport_am_proto.h"
+#include <sched.h>
+
+am_state_t shmemi_am = {.comm = MPI_COMM_NULL};
+
+typedef struct {
+    MPI_Request req;
+    void *buf;
+} am_send_t;
+
+static struct {
+    pthread_mutex_t lock;
+    MPI_Request req[AM_NSLOTS];
+    uint64_t val[AM_NSLOTS];  /* an atomic's old value arrives here */
+    void *result[AM_NSLOTS];  /* nbi atomics: where it goes at quiet (NULL: a get) */
+    uint8_t size[AM_NSLOTS];
+    int free_slots[AM_NSLOTS];
+    int n_free;
+    int nbi[AM_NSLOTS]; /* slots completed at quiet */
+    int n_nbi;
+    am_send_t *sends;
+    size_t n_sends, cap_sends;
+    unsigned char *dirty; /* per world rank: a server sent to since its last flush */
+    unsigned *unflushed;  /* per world rank: requests sent to it since then */
+    int *dirty_list;
+    int n_dirty;
+    int quieting; /* quiets in progress (another thread's quiet may hold our flush) */
+} o = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *am_routine = "shmemq AM transport";
+
+/* ---- waiting ---- */
+
+/* Set while the comm queue's burst paths wait here: they run inside the queue's own
+ * state changes, so the progress hooks (a session's hook progresses its queue) must not
+ * run under them; MPI and this PE's server still do. */
+static _Thread_local int no_hooks;
+
+/* Wait for one request. locked: o.lock is held, so only MPI and this PE's server may run
+ * meanwhile (a progress hook might send through this transport and take the lock). */
+static void wait_req(MPI_Request *r, int locked)
+{
+    locked |= no_hooks;
+    for (unsigned spins = 0;; spins++) {
+        int done = 0;
+        int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
+        if (rc != MPI_SUCCESS)
+            shmemi_mpi_fail(am_routine, "MPI_Test", rc);
+        if (done)
+            return;
+        if (!locked)
+            shmemi_progress();
+        if (shmemi_am.is_server)
+            shmemi_am_serve(NULL);
+        if (spins > 64)
+            sched_yield(); /* with more PEs than cores the server needs our core */
+    }
+}
+
+/* Sends in flight: free the finished ones; all: wait for every one. Lock held. */
+static void reap_sends(int all)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < o.n_sends; i++) {
+        int done = 0;
+        if (all)
+            wait_req(&o.sends[i].req, 1);
+        else
+            MPI_Test(&o.sends[i].req, &done, MPI_STATUS_IGNORE);
+        if (all || done)
+            free(o.sends[i].buf);
+        else
+            o.sends[k++] = o.sends[i];
+    }
+    o.n_sends = k;
+}
+
+/* ---- slots (lock held) ---- */
+
+static void complete_nbi_locked(void);
+
+static int slot_get(void)
+{
+    if (o.n_free == 0)
+        complete_nbi_locked(); /* early completion of nbi results is allowed */
+    if (o.n_free == 0)
+        shmemi_fatal(am_routine, "more than %d replies outstanding", AM_NSLOTS);
+    return o.free_slots[--o.n_free];
+}
+
+static void slot_put(int s)
+{
+    o.free_slots[o.n_free++] = s;
+}
+
+static void slot_finish(int s)
+{
+    if (o.result[s])
+        memcpy(o.result[s], &o.val[s], o.size[s]);
+    o.result[s] = NULL;
+    slot_put(s);
+}
+
+static void complete_nbi_locked(void)
+{
+    for (int i = 0; i < o.n_nbi; i++) {
+        wait_req(&o.req[o.nbi[i]], 1);
+        slot_finish(o.nbi[i]);
+    }
+    o.n_nbi = 0;
+}
+
+/* ---- sending (lock held) ---- */
+
+/* One request (header h, then a and b bytes) to server. The bytes are copied, so every
+ * source is reusable on return. MPI_SUCCESS, or the MPI error (nothing sent). */
+static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
+                        size_t nb)
+{
+    size_t n = sizeof *h + na + nb;
+    unsigned char *buf = malloc(n);
+    if (!buf)
+        shmemi_fatal(am_routine, "out of memory (%zu bytes)", n);
+    memcpy(buf, h, sizeof *h);
+    if (na)
+        memcpy(buf + sizeof *h, a, na);
+    if (nb)
+        memcpy(buf + sizeof *h + na, b, nb);
+    if (o.n_sends == o.cap_sends) {
+        reap_sends(0);
+        if (o.n_sends == o.cap_sends) {
+            size_t cap = o.cap_sends ? 2 * o.cap_sends : 64;
+            am_send_t *s = realloc(o.sends, cap * sizeof *s);
+            if (!s)
+                shmemi_fatal(am_routine, "out of memory");
+            o.sends = s;
+            o.cap_sends = cap;
+        }
+    }
+    if (n > (size_t)INT32_MAX)
+        shmemi_fatal(am_routine, "request of %zu bytes", n);
+    int rc = MPI_Isend(buf, (int)n, MPI_BYTE, server, AM_TAG_REQ, shmemi_am.comm,
+                       &o.sends[o.n_sends].req);
+    if (rc != MPI_SUCCESS) {
+        free(buf);
+        return rc;
+    }
+    o.sends[o.n_sends++].buf = buf;
+    if (h->kind != AM_FLUSH && !o.dirty[server]) { /* a flush leaves nothing to flush */
+        o.dirty[server] = 1;
+        o.dirty_list[o.n_dirty++] = server;
+    }
+    if (h->kind != AM_FLUSH)
+        __atomic_fetch_add(&o.unflushed[server], 1u, __ATOMIC_RELAXED); /* throttle reads it unlocked */
+    return MPI_SUCCESS;
+}
+
+/* The OpenSHMEM routines return nothing: a failed send ends the job, naming the call. */
+static void send_req(int server, am_req_t *h, const void *a, size_t na, const void *b, size_t nb)
+{
+    int rc = try_send_req(server, h, a, na, b, nb);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(am_routine, "MPI_Isend", rc);
+}
+
+/* Flow control: MPI buffers requests the server has not received yet (eager sends finish
+ * at once), so an origin that only sends could pile up unbounded memory there. Every
+ * AM_WINDOW requests to one server, wait for them to be applied (a flush). Lock not held. */
+#define AM_WINDOW 8192u
+static void quiet(int server);
+static void throttle(int server)
+{
+    if (__atomic_load_n(&o.unflushed[server], __ATOMIC_RELAXED) >= AM_WINDOW)
+        quiet(server);
+}
+
+/* Post the receive of slot s's reply (n bytes into buf) from server. */
+static void post_reply(int s, int server, void *buf, size_t n)
+{
+    int rc = MPI_Irecv(buf, (int)n, MPI_BYTE, server, s + 1, shmemi_am.comm, &o.req[s]);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(am_routine, "MPI_Irecv", rc);
+}
+
+static void req_init(am_req_t *h, int kind, const shmemi_target_t *t)
+{
+    memset(h, 0, sizeof *h);
+    h->kind = (uint8_t)kind;
+    h->region = (uint8_t)t->region;
+    h->pe = t->rank;
+    h->off = t->off;
+}
+
+/* ---- atomics ---- */
+
+/* One atomic; fetching ones wait for the old value unless nbi (then it lands in result
+ * at quiet). */
+static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op,
+                const void *value, const void *cond, void *result, int nbi)
+{
+    am_req_t h;
+    req_init(&h, AM_AMO, t);
+    h.size = (uint8_t)size;
+    h.amokind = (uint8_t)kind;
+    h.op = (uint8_t)op;
+    if (value)
+        memcpy(&h.value, value, size);
+    if (cond)
+        memcpy(&h.cond, cond, size);
+    int server = shmemi_am.server[t->rank];
+    int fetch = kind != SHMEMI_AMO_ACC && result != NULL;
+    pthread_mutex_lock(&o.lock);
+    int s = -1;
+    if (fetch) {
+        s = slot_get();
+        o.size[s] = (uint8_t)size;
+        o.result[s] = result;
+        post_reply(s, server, &o.val[s], sizeof o.val[s]);
+        h.tag = s + 1;
+        if (nbi)
+            o.nbi[o.n_nbi++] = s;
+    }
+    send_req(server, &h, NULL, 0, NULL, 0);
+    pthread_mutex_unlock(&o.lock);
+    throttle(server);
+    if (fetch && !nbi) {
+        wait_req(&o.req[s], 0);
+        pthread_mutex_lock(&o.lock);
+        slot_finish(s);
+        pthread_mutex_unlock(&o.lock);
+    }
+}
+
+void shmemi_am_fetch_op(const char *routine, const shmemi_target_t *t, size_t size,
+                        shmemi_xop_t op, const void *value, void *result)
+{
+    (void)routine;
+    amo(t, size, SHMEMI_AMO_FOP, op, value, NULL, result, 0);
+}
+
+void shmemi_am_cas(const char *routine, const shmemi_target_t *t, size_t size, const void *value,
+                   const void *cond, void *result)
+{
+    (void)routine;
+    amo(t, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result, 0);
+}
+
+void shmemi_am_amo_nbi(const char *routine, const shmemi_target_t *t, size_t size, int kind,
+                       shmemi_xop_t op, const void *value, const void *cond, void *result)
+{
+    (void)routine;
+    amo(t, size, kind, op, value, cond, result, 1);
+}
+
+/* ---- completion ---- */
+
+/* Flush the servers in list (n of them) and wait for their answers. Lock not held. */
+static void flush_servers(const int *list, int n)
+{
+    int slots[64];
+    for (int i = 0; i < n;) {
+        int m = 0;
+        pthread_mutex_lock(&o.lock);
+        for (; i < n && m < 64; i++, m++) {
+            int s = slot_get();
+            o.result[s] = NULL;
+            post_reply(s, list[i], NULL, 0);
+            am_req_t h;
+            memset(&h, 0, sizeof h);
+            h.kind = AM_FLUSH;
+            h.tag = s + 1;
+            h.pe = list[i];
+            send_req(list[i], &h, NULL, 0, NULL, 0);
+            slots[m] = s;
+        }
+        pthread_mutex_unlock(&o.lock);
+        for (int k = 0; k < m; k++)
+            wait_req(&o.req[slots[k]], 0);
+        pthread_mutex_lock(&o.lock);
+        for (int k = 0; k < m; k++)
+            slot_put(slots[k]);
+        pthread_mutex_unlock(&o.lock);
+    }
+}
+
+/* Complete: every dirty server (server < 0) or one, then every nbi result. */
+static void quiet(int server)
+{
+    pthread_mutex_lock(&o.lock);
+    if (o.n_dirty == 0 && o.n_nbi == 0 && o.quieting == 0) {
+        if (o.n_sends)
+            reap_sends(0);
+        pthread_mutex_unlock(&o.lock);
+        return;
+    }
+    int n = 0, *list = NULL;
+    if (server < 0 && o.n_dirty) {
+        list = malloc(sizeof(int) * (size_t)o.n_dirty);
+        if (!list)
+            shmemi_fatal(am_routine, "out of memory");
+        for (int i = 0; i < o.n_dirty; i++) {
+            list[n++] = o.dirty_list[i];
+            o.dirty[o.dirty_list[i]] = 0;
+            __atomic_store_n(&o.unflushed[o.dirty_list[i]], 0u, __ATOMIC_RELAXED);
+        }
+        o.n_dirty = 0;
+    } else if (server >= 0 && o.dirty[server]) {
+        list = malloc(sizeof(int));
+        if (!list)
+            shmemi_fatal(am_routine, "out of memory");
+        list[n++] = server;
+        o.dirty[server] = 0;
+        __atomic_store_n(&o.unflushed[server], 0u, __ATOMIC_RELAXED);
+        for (int i = 0; i < o.n_dirty; i++)
+            if (o.dirty_list[i] == server)
+                o.dirty_list[i] = o.dirty_list[--o.n_dirty];
+    }
+    __atomic_fetch_add(&o.quieting, 1, __ATOMIC_RELEASE); /* read unlocked below */
+    pthread_mutex_unlock(&o.lock);
+
+    flush_servers(list, n); /* may complete nbi results itself when it runs out of slots */
+    /* the nbi results to wait for: ours now (taken after the flush, which may need their
+     * slots), so another thread's later ones are not waited for here */
+    pthread_mutex_lock(&o.lock);
+    int nn = o.n_nbi, *nbi = NULL;
+    if (nn) {
+        nbi = malloc(sizeof(int) * (size_t)nn);
+        if (!nbi)
+            shmemi_fatal(am_routine, "out of memory");
+        memcpy(nbi, o.nbi, sizeof(int) * (size_t)nn);
+        o.n_nbi = 0;
+    }
+    pthread_mutex_unlock(&o.lock);
+    for (int i = 0; i < nn; i++)
+        wait_req(&o.req[nbi[i]], 0);
+
+    pthread_mutex_lock(&o.lock);
+    for (int i = 0; i < nn; i++)
+        slot_finish(nbi[i]);
+    __atomic_fetch_sub(&o.quieting, 1, __ATOMIC_RELEASE);
+    reap_sends(0);
+    pthread_mutex_unlock(&o.lock);
+    free(list);
+    free(nbi);
+    /* Another thread's quiet may have taken a flush that covers our requests: wait for
+     * it too (multi-threaded programs only; the count is 0 otherwise). */
+    for (unsigned spins = 0; __atomic_load_n(&o.quieting, __ATOMIC_ACQUIRE) > 0; spins++) {
+        if (!no_hooks)
+            shmemi_progress();
+        if (shmemi_am.is_server)
+            shmemi_am_serve(NULL);
+        if (spins > 64)
+            sched_yield();
+    }
+}
+
+void shmemi_am_quiet(void)
+{
+    quiet(-1);
+}
+
+void shmemi_am_quiet_pe(int pe)
+{
+    quiet(shmemi_am.server[pe]);
+}
+
+void shmemi_am_burst_quiet(int pe)
+{
+    no_hooks = 1;
+    if (pe >= 0)
+        quiet(shmemi_am.server[pe]);
+    else
+        quiet(-1);
+    no_hooks = 0;
+}
+
+/* ---- bytes ---- */
+
+/* Up to 64 gets in flight waited together (a blocking get of many pieces, a strided
+ * get of many blocks). */
+typedef struct {
+    int slots[64];
+    int n;
+} get_batch_t;
+
+static void batch_wait(get_batch_t *g)
+{
+    for (int k = 0; k < g->n; k++)
+        wait_req(&o.req[g->slots[k]], 0);
+    pthread_mutex_lock(&o.lock);
+    for (int k = 0; k < g->n; k++)
+        slot_put(g->slots[k]);
+    pthread_mutex_unlock(&o.lock);
+    g->n = 0;
+}
+
+/* Get n bytes at offset off of t's region into dest, in pieces; g NULL: complete at
+ * quiet (nbi). */
+static void get_bytes(const shmemi_target_t *t, uint64_t off, char *dest, size_t n,
+                      get_batch_t *g)
+{
+    int server = shmemi_am.server[t->rank];
+    for (size_t done = 0; done < n;) {
+        size_t len = n - done < AM_CHUNK ? n - done : AM_CHUNK;
+        am_req_t h;
+        req_init(&h, AM_GET, t);
+        h.off = off + done;
+        h.len = len;
+        pthread_mutex_lock(&o.lock);
+        int s = slot_get();
+        o.result[s] = NULL;
+        post_reply(s, server, dest + done, len);
+        h.tag = s + 1;
+        send_req(server, &h, NULL, 0, NULL, 0);
+        if (!g)
+            o.nbi[o.n_nbi++] = s;
+        pthread_mutex_unlock(&o.lock);
+        if (g) {
+            g->slots[g->n++] = s;
+            if (g->n == 64)
+                batch_wait(g);
+        }
+        done += len;
+    }
+}
+
+static void put_bytes(const shmemi_target_t *t, uint64_t off, const char *src, size_t n)
+{
+    int server = shmemi_am.server[t->rank];
+    for (size_t done = 0; done < n;) {
+        size_t len = n - done < AM_CHUNK ? n - done : AM_CHUNK;
+        am_req_t h;
+        req_init(&h, AM_PUT, t);
+        h.off = off + done;
+        h.len = len;
+        pthread_mutex_lock(&o.lock);
+        send_req(server, &h, src + done, len, NULL, 0);
+        pthread_mutex_unlock(&o.lock);
+        throttle(server);
+        done += len;
+    }
+}
+
+void shmemi_am_put(const char *routine, const shmemi_target_t *t, const void *src, size_t n,
+                   int done)
+{
+    (void)routine;
+    if (n == 0)
+        return;
+    put_bytes(t, t->off, src, n); /* copied: LOCAL and NBI complete here */
+    if (done == SHMEMI_XP_REMOTE)
+        quiet(shmemi_am.server[t->rank]);
+}
+
+void shmemi_am_get(const char *routine, const shmemi_target_t *t, void *dest, size_t n, int done)
+{
+    (void)routine;
+    if (n == 0)
+        return;
+    if (done == SHMEMI_XP_NBI) {
+        get_bytes(t, t->off, dest, n, NULL);
+        return;
+    }
+    get_batch_t g = {.n = 0};
+    get_bytes(t, t->off, dest, n, &g);
+    batch_wait(&g);
+}
+
+/* Strided put of small blocks: packed, as many blocks per request as fit AM_CHUNK. */
+static void put_strided(const shmemi_target_t *t, uint64_t off, const char *local,
+                        ptrdiff_t lstride, ptrdiff_t rstride, size_t blk, size_t n)
+{
+    int server = shmemi_am.server[t->rank];
+    size_t per = AM_CHUNK / blk;
+    char *pack = malloc(per * blk);
+    if (!pack)
+        shmemi_fatal(am_routine, "out of memory");
+    for (size_t k = 0; k < n;) {
+        size_t m = n - k < per ? n - k : per;
+        for (size_t j = 0; j < m; j++)
+            memcpy(pack + j * blk, local + (ptrdiff_t)(k + j) * lstride, blk);
+        am_req_t h;
+        req_init(&h, AM_PUTS, t);
+        h.off = (uint64_t)((int64_t)off + (int64_t)k * (int64_t)rstride);
+        h.len = blk;
+        h.value = m;
+        int64_t rs = (int64_t)rstride;
+        memcpy(&h.cond, &rs, sizeof rs);
+        pthread_mutex_lock(&o.lock);
+        send_req(server, &h, pack, m * blk, NULL, 0);
+        pthread_mutex_unlock(&o.lock);
+        throttle(server);
+        k += m;
+    }
+    free(pack);
+}
+
+/* Strided, blocking: puts of small blocks packed into few requests, larger ones block by
+ * block (copied out, so complete locally on return); gets block by block, pipelined 64
+ * pieces at a time. */
+void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get, char *local,
+                       ptrdiff_t lstride, size_t roff, ptrdiff_t rstride, size_t blk, size_t n)
+{
+    (void)routine;
+    if (!is_get && n > 1 && blk > 0 && blk <= AM_CHUNK / 4) {
+        put_strided(t, t->off + roff, local, lstride, rstride, blk, n);
+        return;
+    }
+    get_batch_t g = {.n = 0};
+    for (size_t k = 0; k < n; k++) {
+        uint64_t off = (uint64_t)((ptrdiff_t)(t->off + roff) + (ptrdiff_t)k * rstride);
+        char *l = local + (ptrdiff_t)k * lstride;
+        if (is_get)
+            get_bytes(t, off, l, blk, &g);
+        else
+            put_bytes(t, off, l, blk);
+    }
+    if (is_get)
+        batch_wait(&g);
+}
+
+/* ---- the comm queue's atomic bursts ---- */
+
+size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
+{
+    am_req_t h;
+    memset(&h, 0, sizeof h);
+    h.kind = AM_BURST;
+    h.region = (uint8_t)b->region;
+    h.size = (uint8_t)b->esize;
+    h.op = (uint8_t)b->op;
+    h.pe = b->pe;
+    h.len = b->n;
+    size_t nd = (size_t)b->n * 8, ne = (size_t)b->n * b->esize;
+    pthread_mutex_lock(&o.lock);
+    /* the queue returns an error instead (SHMEM_QUEUE_ERR_MPI): the first one is noted */
+    int rc = try_send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
+    pthread_mutex_unlock(&o.lock);
+    if (rc != MPI_SUCCESS) {
+        if (st->rc == 0) {
+            st->rc = rc;
+            st->call = "MPI_Isend";
+        }
+        return 0;
+    }
+    no_hooks = 1;
+    throttle(shmemi_am.server[b->pe]);
+    no_hooks = 0;
+    return ne;
+}
+
+/* ---- the choice, set-up and shutdown ---- */
+
+static int setting_am(void)
+{
+    const char *e = getenv("SHMEMQ_OFFNODE");
+    return !(e && strcmp(e, "mpi") == 0); /* anything else: the default (settings.c) */
+}
+
+int shmemi_am_init(void)
+{
+    int spans = shmemi.node_size < shmemi.n_pes;
+    int mapped = shmemi.node_heap_ok && shmemi.node_data_ok;
+    int leader = shmemi.my_pe;
+    SHMEMI_MPI_CHECK("shmem_init",
+                     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shmemi.node_comm));
+    /* A server must serve while its PEs compute, spin or wait inside MPI (a barrier of the
+     * program's own): that takes a thread on it, the node's progress agent. Without one on
+     * every node a PE waiting in MPI_Allreduce would hang its peers' atomics, where MPI RMA
+     * completes them (MPI progresses inside the Allreduce). */
+    int served = leader != shmemi.my_pe || shmemi_agent_running();
+    int want[2] = {spans && mapped && setting_am(), served}, all[2] = {0, 0};
+    /* every PE must agree: the choice decides who sends what where */
+    SHMEMI_MPI_CHECK("shmem_init", MPI_Allreduce(want, all, 2, MPI_INT, MPI_MIN, shmemi.comm));
+    if (!spans)
+        snprintf(shmemi_am.why, sizeof shmemi_am.why, "none (one-node job)");
+    else if (!mapped)
+        snprintf(shmemi_am.why, sizeof shmemi_am.why,
+                 "MPI RMA (node peers' memory not mapped, so no node can apply for its PEs)");
+    else if (!setting_am())
+        snprintf(shmemi_am.why, sizeof shmemi_am.why, "MPI RMA (SHMEMQ_OFFNODE=mpi)");
+    else if (!all[0])
+        snprintf(shmemi_am.why, sizeof shmemi_am.why, "MPI RMA (another PE could not take AM)");
+    else if (!all[1])
+        snprintf(shmemi_am.why, sizeof shmemi_am.why,
+                 "MPI RMA (a node has no progress agent to serve it while its PEs wait inside "
+                 "MPI; SHMEMQ_OFFNODE=am needs one)");
+    else
+        snprintf(shmemi_am.why, sizeof shmemi_am.why,
+                 "AM to the target node's leader, applied there with CPU atomics (SHMEMQ_OFFNODE=am: "
+                 "passive-target MPI RMA needs the target's CPU on the MPIs measured)");
+    all[0] = all[0] && all[1];
+    shmemi.offnode_am = all[0];
+    if (!all[0])
+        return 0;
+    shmemi_am.server = malloc(sizeof(int) * (size_t)shmemi.n_pes);
+    o.dirty = calloc((size_t)shmemi.n_pes, 1);
+    o.unflushed = calloc((size_t)shmemi.n_pes, sizeof(unsigned));
+    o.dirty_list = malloc(sizeof(int) * (size_t)shmemi.n_pes);
+    if (!shmemi_am.server || !o.dirty || !o.unflushed || !o.dirty_list)
+        shmemi_fatal("shmem_init", "out of memory");
+    SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(&leader, 1, MPI_INT, shmemi_am.server, 1, MPI_INT,
+                                                 shmemi.comm));
+    SHMEMI_MPI_CHECK("shmem_init", MPI_Comm_dup(shmemi.comm, &shmemi_am.comm));
+    MPI_Comm_set_errhandler(shmemi_am.comm, MPI_ERRORS_RETURN);
+    int ub_ok = 0, *ub = NULL;
+    MPI_Comm_get_attr(shmemi_am.comm, MPI_TAG_UB, &ub, &ub_ok);
+    if (ub_ok && ub && *ub < AM_NSLOTS)
+        shmemi_fatal("shmem_init", "MPI_TAG_UB %d is below %d", *ub, AM_NSLOTS);
+    o.n_free = 0;
+    for (int s = AM_NSLOTS - 1; s >= 0; s--)
+        o.free_slots[o.n_free++] = s;
+    shmemi_am.is_server = leader == shmemi.my_pe;
+    return shmemi_am.is_server ? shmemi_am_serve_init() : 0;
+}
+
+void shmemi_am_fini(void)
+{
+    if (!shmemi.offnode_am)
+        return;
+    /* no quiet here: every PE quieted before finalize's barriers, and a server may be
+     * past this point already; the sends left are received (their flushes answered) */
+    pthread_mutex_lock(&o.lock);
+    reap_sends(1);
+    pthread_mutex_unlock(&o.lock);
+    if (shmemi_am.is_server)
+        shmemi_am_serve_fini();
+    MPI_Comm_free(&shmemi_am.comm);
+    free(shmemi_am.server);
+    free(o.dirty);
+    free(o.unflushed);
+    free(o.dirty_list);
+    free(o.sends);
+    shmemi_am.server = NULL;
+    o.dirty = NULL;
+    o.unflushed = NULL;
+    o.dirty_list = NULL;
+    o.sends = NULL;
+    o.n_sends = o.cap_sends = 0;
+    o.n_dirty = o.n_nbi = 0;
+    shmemi_am.is_server = 0;
+    shmemi.offnode_am = 0;
+}
+
+int shmemi_am_on(void)
+{
+    return shmemi.offnode_am;
+}
+
+void shmemi_am_describe(char *buf, size_t n)
+{
+    snprintf(buf, n, "%s", shmemi_am.why[0] ? shmemi_am.why : "not decided yet");
+}

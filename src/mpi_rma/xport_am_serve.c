@@ -1,0 +1,213 @@
+/* xport_am_serve.c: the AM transport's server (xport_am.h): on each node's leader,
+ * receive the requests of PEs of other nodes and apply them into the memory of the node's
+ * PEs through the node transport (xport_node.h: copies and CPU atomics on the mappings
+ * node.c made), so that every atomic on the node's memory is a CPU atomic.
+ *
+ * Registered as a progress hook with SHMEMI_PROGRESS_THREAD_SAFE: it runs inside every
+ * blocking routine of the leader and on the node's progress agent, and a waiting origin
+ * on the leader calls it directly. A try-lock makes it run on one thread at a time (the
+ * one that has the lock serves everything pending; the other returns at once), which
+ * also keeps requests applied in arrival order: what a FLUSH answer promises
+ * (xport_am_proto.h). Replies are nonblocking sends from copies: their receives were
+ * posted before the requests, so they finish without the origin's help, and the server
+ * never waits for anyone. */
+#include "xport.h"
+#include "xport_am_proto.h"
+
+typedef struct {
+    MPI_Request req;
+    void *buf;
+} reply_t;
+
+static struct {
+    pthread_mutex_t lock;
+    int registered;
+    unsigned char *buf;
+    size_t cap;
+    reply_t *replies;
+    size_t n_replies, cap_replies;
+} sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *routine = "shmemq AM server";
+
+static void reap_replies(int all)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < sv.n_replies; i++) {
+        int done = 0;
+        if (all)
+            MPI_Wait(&sv.replies[i].req, MPI_STATUS_IGNORE);
+        else
+            MPI_Test(&sv.replies[i].req, &done, MPI_STATUS_IGNORE);
+        if (all || done)
+            free(sv.replies[i].buf);
+        else
+            sv.replies[k++] = sv.replies[i];
+    }
+    sv.n_replies = k;
+}
+
+/* Send n bytes from src (copied) to origin with tag. */
+static void reply(int origin, int tag, const void *src, size_t n)
+{
+    void *copy = NULL;
+    if (n) {
+        copy = malloc(n);
+        if (!copy)
+            shmemi_fatal(routine, "out of memory (%zu bytes)", n);
+        memcpy(copy, src, n);
+    }
+    if (sv.n_replies == sv.cap_replies) {
+        reap_replies(0);
+        if (sv.n_replies == sv.cap_replies) {
+            size_t cap = sv.cap_replies ? 2 * sv.cap_replies : 64;
+            reply_t *r = realloc(sv.replies, cap * sizeof *r);
+            if (!r)
+                shmemi_fatal(routine, "out of memory");
+            sv.replies = r;
+            sv.cap_replies = cap;
+        }
+    }
+    int rc = MPI_Isend(copy, (int)n, MPI_BYTE, origin, tag, shmemi_am.comm,
+                       &sv.replies[sv.n_replies].req);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(routine, "MPI_Isend", rc);
+    sv.replies[sv.n_replies++].buf = copy;
+}
+
+/* The target bytes [off, off+len) of PE pe's region as mapped here; a request that does
+ * not fit is a protocol error (origins check their arguments before sending). */
+static char *at(const am_req_t *h, uint64_t off, uint64_t len, int origin)
+{
+    size_t size = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
+    char *base = h->region <= 1 && h->pe >= 0 && h->pe < shmemi.n_pes
+                     ? shmemi_node_region(h->region, h->pe)
+                     : NULL;
+    if (!base || off > size || len > size - off)
+        shmemi_fatal(routine, "request from PE %d for PE %d region %d [%llu, +%llu) is not "
+                              "served here", origin, (int)h->pe, (int)h->region,
+                     (unsigned long long)off, (unsigned long long)len);
+    return base + off;
+}
+
+static void apply(const unsigned char *msg, size_t n, int origin)
+{
+    am_req_t h;
+    if (n < sizeof h)
+        shmemi_fatal(routine, "short request (%zu bytes) from PE %d", n, origin);
+    memcpy(&h, msg, sizeof h);
+    const unsigned char *pl = msg + sizeof h;
+    switch (h.kind) {
+    case AM_AMO: {
+        uint64_t old = 0;
+        char *p = at(&h, h.off, h.size, origin);
+        shmemi_node_amo(p, h.size, h.amokind, (shmemi_xop_t)h.op, &h.value, &h.cond,
+                        h.tag ? &old : NULL);
+        if (h.tag)
+            reply(origin, h.tag, &old, sizeof old);
+        break;
+    }
+    case AM_PUT:
+        if (n - sizeof h != h.len)
+            shmemi_fatal(routine, "put of %llu bytes carries %zu", (unsigned long long)h.len,
+                         n - sizeof h);
+        memcpy(at(&h, h.off, h.len, origin), pl, h.len);
+        break;
+    case AM_GET:
+        reply(origin, h.tag, at(&h, h.off, h.len, origin), h.len);
+        break;
+    case AM_FLUSH:
+        /* everything this origin sent before arrived before, and is applied */
+        atomic_thread_fence(memory_order_seq_cst);
+        reply(origin, h.tag, NULL, 0);
+        break;
+    case AM_BURST: {
+        size_t es = h.size, cnt = h.len;
+        if ((es != 4 && es != 8) || n - sizeof h != cnt * (8 + es))
+            shmemi_fatal(routine, "malformed burst from PE %d", origin);
+        const unsigned char *ops = pl + cnt * 8;
+        for (size_t i = 0; i < cnt; i++) {
+            uint64_t d;
+            memcpy(&d, pl + i * 8, 8);
+            char *p = at(&h, d, es, origin);
+            shmemi_node_amo(p, es, SHMEMI_AMO_ACC, (shmemi_xop_t)h.op, ops + i * es, NULL, NULL);
+        }
+        break;
+    }
+    case AM_PUTS: {
+        int64_t rs;
+        memcpy(&rs, &h.cond, sizeof rs);
+        uint64_t cnt = h.value, blk = h.len, plen = n - sizeof h;
+        if (blk == 0 || cnt > plen / blk || cnt * blk != plen)
+            shmemi_fatal(routine, "malformed strided put from PE %d", origin);
+        for (uint64_t k = 0; k < cnt; k++)
+            memcpy(at(&h, h.off + (uint64_t)((int64_t)k * rs), blk, origin), pl + k * blk, blk);
+        break;
+    }
+    default:
+        shmemi_fatal(routine, "unknown request kind %d from PE %d", (int)h.kind, origin);
+    }
+}
+
+int shmemi_am_serve(void *arg)
+{
+    (void)arg;
+    int done = 0; /* requests applied: the agent polls again at once after work */
+    if (pthread_mutex_trylock(&sv.lock) != 0)
+        return 0; /* another thread serves right now */
+    if (sv.registered) {
+        if (sv.n_replies)
+            reap_replies(0);
+        for (int k = 0; k < 256; k++) { /* bounded: the caller has its own work */
+            int flag = 0, cnt = 0;
+            MPI_Message m;
+            MPI_Status st;
+            int rc = MPI_Improbe(MPI_ANY_SOURCE, AM_TAG_REQ, shmemi_am.comm, &flag, &m, &st);
+            if (rc != MPI_SUCCESS)
+                shmemi_mpi_fail(routine, "MPI_Improbe", rc);
+            if (!flag)
+                break;
+            MPI_Get_count(&st, MPI_BYTE, &cnt);
+            if ((size_t)cnt > sv.cap) {
+                size_t cap = (size_t)cnt < 4096 ? 4096 : (size_t)cnt;
+                unsigned char *b = realloc(sv.buf, cap);
+                if (!b)
+                    shmemi_fatal(routine, "out of memory (%zu bytes)", cap);
+                sv.buf = b;
+                sv.cap = cap;
+            }
+            rc = MPI_Mrecv(sv.buf, cnt, MPI_BYTE, &m, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                shmemi_mpi_fail(routine, "MPI_Mrecv", rc);
+            apply(sv.buf, (size_t)cnt, st.MPI_SOURCE);
+            done++;
+        }
+    }
+    pthread_mutex_unlock(&sv.lock);
+    return done;
+}
+
+int shmemi_am_serve_init(void)
+{
+    sv.registered = 1;
+    if (shmemi_progress_register_flags(shmemi_am_serve, NULL, SHMEMI_PROGRESS_THREAD_SAFE) != 0) {
+        sv.registered = 0;
+        shmemi_fatal("shmem_init", "no room for the AM server's progress hook");
+    }
+    return 0;
+}
+
+void shmemi_am_serve_fini(void)
+{
+    shmemi_progress_unregister(shmemi_am_serve, NULL);
+    pthread_mutex_lock(&sv.lock);
+    sv.registered = 0;
+    reap_replies(1);
+    free(sv.replies);
+    free(sv.buf);
+    sv.replies = NULL;
+    sv.buf = NULL;
+    sv.cap = 0;
+    sv.n_replies = sv.cap_replies = 0;
+    pthread_mutex_unlock(&sv.lock);
+}
