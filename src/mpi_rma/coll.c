@@ -18,7 +18,7 @@
 
 /* ---- helpers ---- */
 
-static size_t coll_limit(void)
+size_t shmemi_coll_limit(void)
 {
     static size_t limit;
     if (SHMEMI_UNLIKELY(limit == 0)) {
@@ -156,6 +156,8 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g)
 {
     if (g->node)
         return shmemi_cnode_barrier(routine, g, 1);
+    if (g->hier)
+        return shmemi_chier_barrier(routine, g, 1);
     int rc = shmemi_agree_barrier(g->comm, routine);
     sync_windows();
     return rc == MPI_SUCCESS ? 0 : -1;
@@ -176,11 +178,18 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
     }
     if (g->node)
         return shmemi_cnode_bcast(routine, g, bad, dest, source, nbytes, root, write_root);
+    int agreed = 0; /* the hierarchical agreement ran and left the data to MPI */
+    if (g->hier) {
+        int rc = shmemi_chier_bcast(routine, g, bad, dest, source, nbytes, root, write_root);
+        if (rc <= 0)
+            return rc;
+        agreed = 1;
+    }
     /* Small: the data rides on the agreement itself (one MPI call, not two): the root
      * contributes its bytes, 4 per word (below 2^32, so MAX picks them whether MPI
      * orders MPI_UINT64_T as unsigned or, as MPICH 4.0 was seen to, signed), the
      * others zeros. */
-    if (g->n > 1 && nbytes <= SHMEMI_AGREE_MAX_EXTRA * sizeof(uint32_t)) {
+    if (!agreed && g->n > 1 && nbytes <= SHMEMI_AGREE_MAX_EXTRA * sizeof(uint32_t)) {
         uint64_t in[SHMEMI_AGREE_MAX_EXTRA] = {0}, out[SHMEMI_AGREE_MAX_EXTRA];
         uint32_t part[SHMEMI_AGREE_MAX_EXTRA] = {0};
         int words = (int)((nbytes + 3) / 4);
@@ -202,10 +211,10 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
         sync_windows();
         return 0;
     }
-    if (shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
+    if (!agreed && shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
         return -1;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < nbytes; off += limit) {
         size_t len = nbytes - off < limit ? nbytes - off : limit;
         char *buf = am_root ? (char *)source + off : (char *)dest + off;
@@ -232,12 +241,17 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
     }
     if (g->node)
         return shmemi_cnode_fcollect(routine, g, bad, dest, source, nbytes);
-    if (shmemi_coll_agree(routine, g, bad, nbytes, 0))
+    if (g->hier) {
+        int rc = shmemi_chier_fcollect(routine, g, bad, dest, source, nbytes);
+        if (rc <= 0)
+            return rc;
+    } else if (shmemi_coll_agree(routine, g, bad, nbytes, 0)) {
         return -1;
+    }
     if (nbytes == 0)
         return 0;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     MPI_Request req;
     if (nbytes <= limit) {
         if (wait_req(routine,
@@ -308,7 +322,7 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
         free(sizes);
         return -1;
     }
-    size_t total = 0, before = 0, limit = coll_limit();
+    size_t total = 0, before = 0, limit = shmemi_coll_limit();
     for (int i = 0; i < g->n; i++) {
         sizes[i] = all[3 * i];
         if (i == g->me)
@@ -405,7 +419,7 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
     if (nelems == 0)
         return 0;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     MPI_Request req;
     if (dst == 1 && sst == 1 && nelems * esize <= limit) {
         int c = (int)(nelems * esize);
@@ -470,10 +484,16 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
     if (g->node)
         return shmemi_cnode_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
                                    op, fn);
-    if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
+    if (g->hier) {
+        int rc = shmemi_chier_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
+                                     op, fn);
+        if (rc <= 0)
+            return rc;
+    } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {
         return -1;
+    }
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < count; off += limit) {
         size_t len = count - off < limit ? count - off : limit;
         const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
@@ -504,7 +524,7 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
         return -1;
     }
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < count; off += limit) {
         size_t len = count - off < limit ? count - off : limit;
         const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
@@ -534,6 +554,7 @@ static int team_group(const char *routine, shmem_team_t team, shmemi_coll_t *g)
     g->n = team->n_pes;
     g->loud = 0;
     g->node = shmemi_cnode_get(team, routine, 1);
+    g->hier = team->chier;
     return 0;
 }
 

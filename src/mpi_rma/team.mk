@@ -3,7 +3,9 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/team.c \
 	src/mpi_rma/coll_impl.h \
 	src/mpi_rma/coll.c \
+	src/mpi_rma/coll_node.h \
 	src/mpi_rma/coll_node.c \
+	src/mpi_rma/coll_hier.c \
 	src/mpi_rma/coll_legacy.c
 
 if BUILD_TESTS
