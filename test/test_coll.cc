@@ -1,7 +1,8 @@
 // test_coll.cc: team collectives (broadcast, collect, fcollect, alltoall(s), the
 // reductions, the 1.6 scans) on WORLD and on split teams, several types, argument
-// checks. Built twice: as test_coll, and as test_coll_split with every MPI call limited
-// to SHMEMQ_TEST_SPLIT elements/bytes so the large-count paths run on small data.
+// checks. Built three times: as test_coll, as test_coll_split with every MPI call limited
+// to SHMEMQ_TEST_SPLIT elements/bytes so the large-count paths run on small data, and as
+// test_coll_hier with the hierarchical collectives forced on (with test_coll_hier.cc).
 // Open MPI's C++ bindings do not compile cleanly with -Werror; the tests use the C API.
 #define OMPI_SKIP_MPICXX 1
 #include <gtest/gtest.h>
@@ -19,6 +20,10 @@
 #define STR(x) STR_(x)
 // Before main, so before the library first reads it.
 static int split_env = setenv("SHMEMQ_COLL_MAX_COUNT", STR(SHMEMQ_TEST_SPLIT), 1);
+#endif
+#ifdef SHMEMQ_TEST_HIER
+// test_coll_hier: every team across nodes goes hierarchical, whatever the size.
+static int hier_env = setenv("SHMEMQ_COLL_HIER", "1", 0);
 #endif
 
 extern "C" int coll_generic_selections(void);
