@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <vector>
 #include "test_util.h"
+#include "test_coll_common.h"
 
 #ifdef SHMEMQ_TEST_SPLIT
 #define STR_(x) #x
@@ -81,27 +82,10 @@ struct Teams {
 // Made once for the binary: a split costs a communicator (slow with 4 PEs on 2 cores).
 // The environment runs inside RUN_ALL_TESTS, between shmem_init and shmem_finalize.
 Teams *g_teams;
-struct TeamsEnv : ::testing::Environment {
-    void SetUp() override { g_teams = new Teams; }
-    void TearDown() override
-    {
-        delete g_teams;
-        g_teams = nullptr;
-    }
-};
-::testing::Environment *const teams_env = ::testing::AddGlobalTestEnvironment(new TeamsEnv);
+::testing::Environment *const teams_env =
+    ::testing::AddGlobalTestEnvironment(new coll_test::MadeOnce<Teams>(&g_teams));
 
-// Symmetric scratch (shmem_malloc is collective over WORLD, so every PE allocates).
-struct Sym {
-    void *p;
-    explicit Sym(size_t bytes) : p(shmem_malloc(bytes)) {}
-    ~Sym()
-    {
-        shmem_barrier_all();
-        shmem_free(p);
-    }
-    template <typename T> T *as() { return static_cast<T *>(p); }
-};
+using coll_test::Sym;
 
 template <typename T> struct Move;
 #define MOVE(T, N)                                                                          \

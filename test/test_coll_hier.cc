@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include <vector>
 #include "test_util.h"
+#include "test_coll_common.h"
 
 extern "C" int coll_all_types_run(shmem_team_t team, void *scratch, int in_place);
 
@@ -71,26 +72,10 @@ struct Teams {
 };
 
 Teams *g_teams;
-struct TeamsEnv : ::testing::Environment {
-    void SetUp() override { g_teams = new Teams; }
-    void TearDown() override
-    {
-        delete g_teams;
-        g_teams = nullptr;
-    }
-};
-::testing::Environment *const hier_env = ::testing::AddGlobalTestEnvironment(new TeamsEnv);
+::testing::Environment *const hier_env =
+    ::testing::AddGlobalTestEnvironment(new coll_test::MadeOnce<Teams>(&g_teams));
 
-struct Sym {
-    void *p;
-    explicit Sym(size_t bytes) : p(shmem_malloc(bytes)) {}
-    ~Sym()
-    {
-        shmem_barrier_all();
-        shmem_free(p);
-    }
-    template <typename T> T *as() { return static_cast<T *>(p); }
-};
+using coll_test::Sym;
 
 // Every reduction of every type and op, apart and in place, exact values.
 TEST(CollHier, EveryTypeAndOp)

@@ -325,6 +325,43 @@ static int h_wait(const char *routine, int rc, MPI_Request *req)
     return rc == MPI_SUCCESS ? 0 : -1;
 }
 
+/* The leader after starting its MPI step (rc, req): wait for it, then stage the result
+ * for the release when it fits a slot. H_OK or H_FAILED. */
+static int h_leaders_done(struct shmemi_chier *h, const char *routine, int rc, MPI_Request *req,
+                          const void *result, size_t bytes)
+{
+    if (h_wait(routine, rc, req))
+        return H_FAILED;
+    if (bytes <= CN_CAP)
+        memcpy(cn_out(h->c), result, bytes);
+    return H_OK;
+}
+
+/* Everyone after the leaders' step: the release, the verdict, then (hierarchical path,
+ * copy set) this PE's bytes of result from the leader's slot or from lbuf (the leader's
+ * symmetric buffer that holds the result), and the closing gather for larger results.
+ * 0 done, 1 the caller moves the data flat, -1 refused. */
+static int h_finish(struct shmemi_chier *h, const shmemi_coll_t *g, const shmemi_coll_t *ng,
+                    const char *routine, int bad, int status, int path,
+                    const shmemi_agree_verdict_t *v, void *dest, const void *lbuf, size_t bytes,
+                    int copy)
+{
+    const cn_line_t *l = h_release(h, ng, routine, 1, status, path, v);
+    if (h_verdict(h, g, routine, bad, l, &path))
+        return -1;
+    if (path == H_FLAT)
+        return 1;
+    if (bytes == 0)
+        return 0;
+    if (copy)
+        memcpy(dest, bytes <= CN_CAP ? (const void *)cn_in(h->c, 0) : cn_peer(h->c, 0, lbuf),
+               bytes);
+    if (bytes > CN_CAP)
+        h_close(h, ng, routine);
+    shmemi_cn_sync_windows();
+    return 0;
+}
+
 /* ---- engines ---- */
 
 int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchdog)
@@ -406,32 +443,17 @@ int shmemi_chier_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
                 if (rj > 0)
                     memcpy(dest, rsrc, nbytes);
                 MPI_Request req;
-                if (h_wait(routine,
-                           MPI_Ibcast(buf, (int)nbytes, MPI_BYTE, h->node_of[root], h->leaders,
-                                      &req),
-                           &req))
-                    status = H_FAILED;
-                if (small)
-                    memcpy(cn_out(c), buf, nbytes);
+                int rc = MPI_Ibcast(buf, (int)nbytes, MPI_BYTE, h->node_of[root], h->leaders,
+                                    &req);
+                status = h_leaders_done(h, routine, rc, &req, buf, nbytes);
             }
         }
     }
-    const cn_line_t *l = h_release(h, &ng, routine, 1, status, path, &v);
-    if (h_verdict(h, g, routine, bad, l, &path))
-        return -1;
-    if (path == H_FLAT)
-        return 1;
-    if (nbytes == 0)
-        return 0;
-    if (!leader && !am_root)
-        memcpy(dest, small ? (const void *)cn_in(c, 0)
-                           : cn_peer(c, 0, leader_root ? source : dest), nbytes);
-    if (am_root && write_root && dest != source)
+    int rc = h_finish(h, g, &ng, routine, bad, status, path, &v, dest,
+                      leader_root ? source : dest, nbytes, !leader && !am_root);
+    if (rc == 0 && am_root && write_root && dest != source && nbytes)
         memmove(dest, source, nbytes);
-    if (!small)
-        h_close(h, &ng, routine);
-    shmemi_cn_sync_windows();
-    return 0;
+    return rc;
 }
 
 int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
@@ -472,29 +494,14 @@ int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, 
                                           : (const void *)cn_peer(c, j, source),
                        nbytes);
             MPI_Request req;
-            if (h_wait(routine,
-                       MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, counts, displs,
-                                       MPI_BYTE, h->leaders, &req),
-                       &req))
-                status = H_FAILED;
+            int rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, counts, displs,
+                                     MPI_BYTE, h->leaders, &req);
+            status = h_leaders_done(h, routine, rc, &req, dest, total);
             free(counts);
-            if (total <= CN_CAP)
-                memcpy(cn_out(c), dest, total);
         }
     }
-    const cn_line_t *l = h_release(h, &ng, routine, 1, status, path, &v);
-    if (h_verdict(h, g, routine, bad, l, &path))
-        return -1;
-    if (path == H_FLAT)
-        return 1;
-    if (nbytes == 0)
-        return 0;
-    if (!leader)
-        memcpy(dest, total <= CN_CAP ? (const void *)cn_in(c, 0) : cn_peer(c, 0, dest), total);
-    if (total > CN_CAP)
-        h_close(h, &ng, routine);
-    shmemi_cn_sync_windows();
-    return 0;
+    return h_finish(h, g, &ng, routine, bad, status, path, &v, dest, dest, nbytes ? total : 0,
+                    !leader);
 }
 
 int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
@@ -529,25 +536,10 @@ int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
                               small ? (const void *)cn_in(c, j) : cn_peer(c, j, source), count,
                               dt, op);
             MPI_Request req;
-            if (h_wait(routine,
-                       MPI_Iallreduce(MPI_IN_PLACE, dest, (int)count, dt, op, h->leaders, &req),
-                       &req))
-                status = H_FAILED;
-            if (small)
-                memcpy(cn_out(c), dest, nbytes);
+            int rc = MPI_Iallreduce(MPI_IN_PLACE, dest, (int)count, dt, op, h->leaders, &req);
+            status = h_leaders_done(h, routine, rc, &req, dest, nbytes);
         }
     }
-    const cn_line_t *l = h_release(h, &ng, routine, 1, status, path, &v);
-    if (h_verdict(h, g, routine, bad, l, &path))
-        return -1;
-    if (path == H_FLAT)
-        return 1;
-    if (count == 0)
-        return 0;
-    if (!leader)
-        memcpy(dest, small ? (const void *)cn_in(c, 0) : cn_peer(c, 0, dest), nbytes);
-    if (!small)
-        h_close(h, &ng, routine);
-    shmemi_cn_sync_windows();
-    return 0;
+    return h_finish(h, g, &ng, routine, bad, status, path, &v, dest, dest,
+                    count ? nbytes : 0, !leader);
 }
