@@ -297,69 +297,52 @@ static uint64_t collect_room(const void *dest, const void *source, size_t nbytes
     return room;
 }
 
-int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
-                        const void *source, size_t nbytes)
+int shmemi_collect_verdict(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const uint64_t *all, uint64_t *sizes, size_t *total, size_t *before)
 {
-    /* Everyone learns everyone's size, how much its dest can take and which routine it
-     * called, in the one exchange collect needs anyway: that is the agreement. A PE
-     * with a bad source sends UINT64_MAX instead of its size. */
-    int bad = check_sym(g, routine, "source", source, nbytes);
-    if (g->node)
-        return shmemi_cnode_collect(routine, g, bad, dest, source, nbytes,
-                                    collect_room(dest, source, nbytes));
-    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
-    if (sizes == NULL)
-        shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
-    uint64_t *all = sizes + g->n;
-    uint64_t mine[3] = {bad ? UINT64_MAX : (uint64_t)nbytes, collect_room(dest, source, nbytes),
-                        shmemi_agree_kind(routine)};
-    MPI_Request req;
-    int rc = MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, g->comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = shmemi_agree_wait(&req, g->comm, routine);
-    if (rc != MPI_SUCCESS) {
-        shmemi_debug(routine, "MPI collective failed (code %d)", rc);
-        free(sizes);
-        return -1;
-    }
-    size_t total = 0, before = 0, limit = shmemi_coll_limit();
+    uint64_t kind = shmemi_agree_kind(routine);
+    *total = *before = 0;
     for (int i = 0; i < g->n; i++) {
         sizes[i] = all[3 * i];
         if (i == g->me)
-            before = total;
-        if (all[3 * i + 2] != mine[2]) {
+            *before = *total;
+        if (all[3 * i + 2] != kind) {
             coll_report(g, routine, "the PEs called different collectives (or different types)");
-            free(sizes);
             return -1;
         }
         if (sizes[i] == UINT64_MAX) {
             if (!bad)
                 coll_report(g, routine, "team PE %d passed a bad source", i);
-            free(sizes);
             return -1;
         }
-        if (__builtin_add_overflow(total, (size_t)sizes[i], &total)) {
+        if (__builtin_add_overflow(*total, (size_t)sizes[i], total)) {
             coll_report(g, routine, "total size overflows");
-            free(sizes);
             return -1;
         }
     }
     for (int i = 0; i < g->n; i++) {
-        if (total > all[3 * i + 1]) {
+        if (*total > all[3 * i + 1]) {
             if (i == g->me)
                 coll_report(g, routine,
                             "dest %p cannot take %zu bytes (NULL, not symmetric, too small, "
-                            "or overlapping source)", dest, total);
+                            "or overlapping source)", dest, *total);
             else
                 coll_report(g, routine, "team PE %d passed a dest that cannot take %zu bytes",
-                            i, total);
-            free(sizes);
+                            i, *total);
             return -1;
         }
     }
-    int small = total <= limit;
+    return 0;
+}
+
+int shmemi_collect_flat(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes, const uint64_t *sizes, size_t total,
+                        size_t before)
+{
+    int rc = 0;
+    MPI_Request req;
     sync_windows();
-    if (small) {
+    if (total <= shmemi_coll_limit()) {
         int *counts = malloc(sizeof(int) * 2 * (size_t)g->n);
         if (counts == NULL)
             shmemi_fatal(routine, "out of memory"); /* the peers are in the allgatherv */
@@ -376,7 +359,7 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
         free(counts);
     } else {
         /* Too big for int displacements: each PE broadcasts its block in pieces. */
-        size_t at = 0;
+        size_t at = 0, limit = shmemi_coll_limit();
         for (int i = 0; i < g->n && rc == 0; i++) {
             for (size_t off = 0; off < sizes[i] && rc == 0; off += limit) {
                 size_t len = sizes[i] - off < limit ? sizes[i] - off : limit;
@@ -389,8 +372,44 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
         if (rc == 0 && nbytes)
             memcpy((char *)dest + before, source, nbytes);
     }
-    free(sizes);
     sync_windows();
+    return rc;
+}
+
+int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes)
+{
+    /* Everyone learns everyone's size, how much its dest can take and which routine it
+     * called, in the one exchange collect needs anyway: that is the agreement. A PE
+     * with a bad source sends UINT64_MAX instead of its size. */
+    int bad = check_sym(g, routine, "source", source, nbytes);
+    uint64_t room = collect_room(dest, source, nbytes);
+    if (g->node)
+        return shmemi_cnode_collect(routine, g, bad, dest, source, nbytes, room);
+    if (g->hier) {
+        int rc = shmemi_chier_collect(routine, g, bad, dest, source, nbytes, room);
+        if (rc <= 0)
+            return rc;
+    }
+    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
+    if (sizes == NULL)
+        shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
+    uint64_t *all = sizes + g->n;
+    uint64_t mine[3] = {bad ? UINT64_MAX : (uint64_t)nbytes, room, shmemi_agree_kind(routine)};
+    MPI_Request req;
+    int rc = MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, g->comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = shmemi_agree_wait(&req, g->comm, routine);
+    if (rc != MPI_SUCCESS) {
+        shmemi_debug(routine, "MPI collective failed (code %d)", rc);
+        free(sizes);
+        return -1;
+    }
+    size_t total, before;
+    rc = shmemi_collect_verdict(routine, g, bad, dest, all, sizes, &total, &before);
+    if (rc == 0)
+        rc = shmemi_collect_flat(routine, g, dest, source, nbytes, sizes, total, before);
+    free(sizes);
     return rc;
 }
 

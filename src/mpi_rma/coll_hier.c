@@ -87,10 +87,11 @@ void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n)
     }
     snprintf(buf, n,
              "hierarchical over %d nodes (up to %d PEs each; %s): barrier/sync, broadcast %s, "
-             "reductions %s, fcollect %s%s; flat MPI above that and for collect, "
+             "reductions %s, fcollect %s, collect %s%s; flat MPI above that and for "
              "alltoall(s), scans",
              h->nnodes, h->maxper, h->forced ? "SHMEMQ_COLL_HIER=1" : "auto rule, measured",
              lim[H_BCAST], lim[H_REDUCE], h->contiguous ? lim[H_FCOLLECT] : "never",
+             h->contiguous && (size_t)h->team_n * 24 <= CN_CAP ? "every size" : "never",
              h->contiguous ? "" : " (node membership not contiguous in team order)");
 }
 
@@ -542,4 +543,113 @@ int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
     }
     return h_finish(h, g, &ng, routine, bad, status, path, &v, dest, dest,
                     count ? nbytes : 0, !leader);
+}
+
+int shmemi_chier_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                         const void *source, size_t nbytes, uint64_t room)
+{
+    struct shmemi_chier *h = g->hier;
+    struct shmemi_cnode *c = h->c;
+    /* The same on every PE of the team: the choice is the team's. */
+    if (!h->contiguous || (size_t)g->n * 3 * sizeof(uint64_t) > CN_CAP)
+        return 1;
+    shmemi_coll_t ng = node_group(h, g->loud);
+    uint64_t kind = shmemi_agree_kind(routine), size = bad ? UINT64_MAX : (uint64_t)nbytes;
+    int leader = c->me == 0;
+    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
+    if (sizes == NULL)
+        shmemi_fatal(routine, "out of memory"); /* the peers are on their way */
+    uint64_t *all = sizes + g->n;
+    shmemi_cn_sync_windows();
+    /* Gather: every PE's {size, room, kind} (and data that fits) to its leader. */
+    if (!leader) {
+        if (!bad && nbytes && nbytes <= CN_CAP)
+            memcpy(cn_out(c), source, nbytes);
+        cn_slot(c, c->me, c->epoch + 1)->extra = room; /* posted with the header below */
+    }
+    h_gather(h, &ng, routine, 1, kind, size, 0, bad);
+    uint64_t gathered = c->epoch; /* the members' data stay in these slots until the end */
+    int status = H_OK;
+    if (leader) {
+        /* The leaders exchange their groups' triples: all of them, in team order. */
+        uint64_t *part = all + 3 * (size_t)h->first[h->my_node];
+        for (int j = 0; j < c->n; j++) {
+            const cn_line_t *l = cn_slot(c, j, c->epoch);
+            part[3 * j] = j ? l->size : size;
+            part[3 * j + 1] = j ? l->extra : room;
+            part[3 * j + 2] = j ? l->kind : kind;
+        }
+        int *counts = malloc(sizeof(int) * 2 * (size_t)h->nnodes);
+        if (counts == NULL)
+            shmemi_fatal(routine, "out of memory");
+        int *displs = counts + h->nnodes;
+        for (int k = 0; k < h->nnodes; k++) {
+            counts[k] = 3 * h->count[k];
+            displs[k] = 3 * h->first[k];
+        }
+        MPI_Request req;
+        int rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, all, counts, displs,
+                                 MPI_UINT64_T, h->leaders, &req);
+        if (rc == MPI_SUCCESS)
+            rc = shmemi_agree_wait(&req, h->leaders, routine);
+        free(counts);
+        if (rc != MPI_SUCCESS)
+            status = H_FAILED;
+        else
+            memcpy(cn_out(c), all, sizeof(uint64_t) * 3 * (size_t)g->n);
+    }
+    shmemi_agree_verdict_t v = {-1, -1};
+    int path = H_HIER;
+    const cn_line_t *l = h_release(h, &ng, routine, 1, status, H_HIER, &v);
+    if (h_verdict(h, g, routine, bad, l, &path)) {
+        free(sizes);
+        return -1;
+    }
+    if (!leader)
+        memcpy(all, cn_in(c, 0), sizeof(uint64_t) * 3 * (size_t)g->n);
+    /* Every PE now checks the same triples, as the flat collect does. */
+    size_t total, before;
+    if (shmemi_collect_verdict(routine, g, bad, dest, all, sizes, &total, &before)) {
+        free(sizes);
+        return -1;
+    }
+    if (total > shmemi_coll_limit()) {
+        /* int displacements do not reach: the flat pieces (the sizes are known) */
+        int rc = shmemi_collect_flat(routine, g, dest, source, nbytes, sizes, total, before);
+        free(sizes);
+        return rc;
+    }
+    if (leader && total) {
+        /* The group's blocks in place in dest, then the leaders' allgatherv of them. */
+        size_t at = before;
+        for (int j = 0; j < c->n; j++) {
+            size_t sz = (size_t)sizes[h->team_pe[j]];
+            if (sz)
+                memcpy((char *)dest + at, j == 0 ? source : sz <= CN_CAP
+                                                     ? (const void *)cn_slot(c, j, gathered)->data
+                                                     : (const void *)cn_peer(c, j, source),
+                       sz);
+            at += sz;
+        }
+        int *counts = malloc(sizeof(int) * 2 * (size_t)h->nnodes);
+        if (counts == NULL)
+            shmemi_fatal(routine, "out of memory");
+        int *displs = counts + h->nnodes;
+        size_t off = 0;
+        for (int k = 0; k < h->nnodes; k++) {
+            size_t bytes = 0;
+            for (int i = h->first[k]; i < h->first[k] + h->count[k]; i++)
+                bytes += (size_t)sizes[i];
+            counts[k] = (int)bytes;
+            displs[k] = (int)off;
+            off += bytes;
+        }
+        MPI_Request req;
+        int rc = MPI_Iallgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, dest, counts, displs,
+                                 MPI_BYTE, h->leaders, &req);
+        status = h_leaders_done(h, routine, rc, &req, dest, total);
+        free(counts);
+    }
+    free(sizes);
+    return h_finish(h, g, &ng, routine, 0, status, H_HIER, &v, dest, dest, total, !leader);
 }

@@ -52,6 +52,16 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g);
 int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
                       uint64_t root);
 
+/* collect's halves, for the flat and the hierarchical forms: the verdict after every
+ * PE's {size or UINT64_MAX, room, kind} reached every PE in all[3 * n] (the same on every
+ * PE; reported as the agreement reports; sizes[n], this PE's offset and the total
+ * filled in), and the flat data movement on g->comm. */
+int shmemi_collect_verdict(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const uint64_t *all, uint64_t *sizes, size_t *total, size_t *before);
+int shmemi_collect_flat(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes, const uint64_t *sizes, size_t total,
+                        size_t before);
+
 /* Largest count of one MPI collective call (INT_MAX, or SHMEMQ_COLL_MAX_COUNT). */
 size_t shmemi_coll_limit(void);
 
@@ -104,6 +114,10 @@ int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, 
 int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
                         const void *source, size_t count, size_t esize, MPI_Datatype dt,
                         MPI_Op op, shmemi_rop_fn fn);
+/* collect: 1 (nothing done) where the team keeps the flat collect (its nodes' PEs are
+ * not consecutive in team order, or it is too large for the sizes to fit a slot). */
+int shmemi_chier_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                         const void *source, size_t nbytes, uint64_t room);
 /* One line for shmemq_info: what WORLD's collectives use across nodes. */
 void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n);
 
