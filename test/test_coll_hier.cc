@@ -3,8 +3,9 @@
 // SHMEMQ_COLL_HIER=1 (set before main). These cases make their own teams under each value
 // of the setting (it is read at a team's first collective): forced on, forced off and
 // auto, on WORLD copies, stride 2 across nodes, and uneven splits (a node with one team
-// PE beside a node with two). Exact values; back to back with no barriers; a late PE;
-// one PE's bad argument refused on every PE. Under run-mpi.sh the hierarchical path runs
+// PE beside a node with two): barrier/sync, broadcast, collect, fcollect and every
+// reduction, the forms coll_hier.c has. Exact values; back to back with no barriers; a
+// late PE; one PE's bad argument refused on every PE. Under run-mpi.sh the hierarchical path runs
 // with every PE its own node (SHMEMQ_NODE_PES=1, groups of one) and as two nodes of two.
 #define OMPI_SKIP_MPICXX 1
 #include <gtest/gtest.h>
