@@ -9,9 +9,15 @@
  *   reduce     shmem_int64_sum_reduce        MPI_Allreduce(MPI_INT64_T, MPI_SUM)
  *   alltoall   shmem_alltoallmem             MPI_Alltoall
  *
+ * Two more variants on a 1.5 library (this one): the same shmem collective on copies of
+ * WORLD made with SHMEMQ_COLL_HIER=0 ("flat": the MPI collective on the team's
+ * communicator) and SHMEMQ_COLL_HIER=1 ("hier": node step, leaders' MPI step, node step,
+ * whatever the size); "shmem" on WORLD is what the auto rule picks. Run it across nodes
+ * (SHMEMQ_NODE_PES=2 -n 4 simulates two nodes of two) for the hierarchical comparison.
+ *
  * bytes is what one PE contributes (broadcast: the message; alltoall: one block).
  * Sizes 8 B .. -m bytes (default 1 MiB) by factors of 8, and -m itself. Each (op, size) runs -r reps
- * (default 5); within a rep the two variants alternate (interleaved pairs, so a slow
+ * (default 5); within a rep the variants alternate (interleaved pairs, so a slow
  * phase of the machine hits both); the best rep's mean per call is reported. Every
  * variant's last result is checked in full against values computed without the library.
  * Only the standard OpenSHMEM API and MPI are used, so the same file builds against
@@ -35,6 +41,17 @@ static const char *op_name[N_OPS] = {"barrier", "sync",   "broadcast", "fcollect
 static int me, npes;
 static unsigned char *src, *dst; /* symmetric, npes * maxbytes each */
 static int *counts, *displs;     /* MPI_Allgatherv */
+#if SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5
+/* OpenSHMEM 1.4 libraries (Open MPI 4.1's OSHMEM): no teams. */
+#define BENCH_LEGACY 1
+#endif
+
+enum { V_SHMEM, V_MPI, V_FLAT, V_HIER, N_VARS };
+static const char *var_name[N_VARS] = {"shmem", "mpi", "flat", "hier"};
+static int nvars = 2;
+#ifndef BENCH_LEGACY
+static shmem_team_t var_team[N_VARS]; /* V_SHMEM: WORLD; V_FLAT, V_HIER: copies */
+#endif
 
 static unsigned char pattern(int pe, size_t i, int salt)
 {
@@ -85,10 +102,9 @@ static int check(int op, size_t bytes, int salt)
     return 0;
 }
 
-#if SHMEM_MAJOR_VERSION == 1 && SHMEM_MINOR_VERSION < 5
+#ifdef BENCH_LEGACY
 /* OpenSHMEM 1.4 libraries (Open MPI 4.1's OSHMEM): no teams, so the active-set routines
  * over all PEs, alternating two pSync sets (a set is reused only after the next call). */
-#define BENCH_LEGACY 1
 static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
                          ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
                                 ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)
@@ -98,7 +114,7 @@ static long long *pwrk;
 static int pk;
 #endif
 
-static void run_shmem(int op, size_t bytes)
+static void run_shmem(int op, size_t bytes, int v)
 {
 #ifdef BENCH_LEGACY
     long *ps = psync[pk ^= 1];
@@ -120,17 +136,23 @@ static void run_shmem(int op, size_t bytes)
     case OP_ALLTOALL: shmem_alltoall64(dst, src, w, 0, 0, npes, ps); break;
     }
 #else
+    shmem_team_t t = var_team[v];
     switch (op) {
-    case OP_BARRIER: shmem_barrier_all(); break;
-    case OP_SYNC: shmem_team_sync(SHMEM_TEAM_WORLD); break;
-    case OP_BCAST: shmem_broadcastmem(SHMEM_TEAM_WORLD, dst, src, bytes, npes - 1); break;
-    case OP_FCOLLECT: shmem_fcollectmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
-    case OP_COLLECT: shmem_collectmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
-    case OP_REDUCE:
-        shmem_int64_sum_reduce(SHMEM_TEAM_WORLD, (int64_t *)(void *)dst,
-                               (const int64_t *)(const void *)src, bytes / 8);
+    case OP_BARRIER:
+        if (v == V_SHMEM)
+            shmem_barrier_all();
+        else
+            shmem_team_sync(t); /* no barrier_all on other teams: the same step */
         break;
-    case OP_ALLTOALL: shmem_alltoallmem(SHMEM_TEAM_WORLD, dst, src, bytes); break;
+    case OP_SYNC: shmem_team_sync(t); break;
+    case OP_BCAST: shmem_broadcastmem(t, dst, src, bytes, npes - 1); break;
+    case OP_FCOLLECT: shmem_fcollectmem(t, dst, src, bytes); break;
+    case OP_COLLECT: shmem_collectmem(t, dst, src, bytes); break;
+    case OP_REDUCE:
+        shmem_int64_sum_reduce(t, (int64_t *)(void *)dst, (const int64_t *)(const void *)src,
+                               bytes / 8);
+        break;
+    case OP_ALLTOALL: shmem_alltoallmem(t, dst, src, bytes); break;
     }
 #endif
 }
@@ -210,8 +232,28 @@ int main(int argc, char **argv)
     pwrk = shmem_malloc(sizeof(long long) *
                         (nw > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nw : SHMEM_REDUCE_MIN_WRKDATA_SIZE));
     shmem_barrier_all();
+#else
+    /* The flat and hierarchical copies of WORLD: the setting is read at a team's first
+     * collective, so each copy syncs once under its value. */
+    const char *was = getenv("SHMEMQ_COLL_HIER");
+    char *keep = was ? strdup(was) : NULL;
+    var_team[V_SHMEM] = SHMEM_TEAM_WORLD;
+    for (int v = V_FLAT; v <= V_HIER; v++) {
+        setenv("SHMEMQ_COLL_HIER", v == V_FLAT ? "0" : "1", 1);
+        if (shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, npes, NULL, 0, &var_team[v]) != 0) {
+            fprintf(stderr, "bench/coll: team split failed\n");
+            shmem_global_exit(1);
+        }
+        shmem_team_sync(var_team[v]);
+    }
+    if (keep)
+        setenv("SHMEMQ_COLL_HIER", keep, 1);
+    else
+        unsetenv("SHMEMQ_COLL_HIER");
+    free(keep);
+    nvars = N_VARS;
 #endif
-    enum { MAXRES = 256 };
+    enum { MAXRES = 512 };
     static struct { int op, variant; size_t bytes; double us; } res[MAXRES];
     int nres = 0, bad = 0;
     for (int op = 0; op < N_OPS; op++) {
@@ -228,24 +270,24 @@ int main(int argc, char **argv)
             long it = bytes <= 4096 ? base_iters : (long)(base_iters * 4096.0 / (double)bytes);
             if (it < 10)
                 it = 10;
-            double best[2] = {1e30, 1e30};
+            double best[N_VARS] = {1e30, 1e30, 1e30, 1e30};
             for (int rep = 0; rep < reps; rep++) {
-                for (int v = 0; v < 2; v++) {
-                    int salt = rep * 2 + v;
+                for (int v = 0; v < nvars; v++) {
+                    int salt = rep * N_VARS + v;
                     fill(op, bytes, salt);
                     MPI_Barrier(MPI_COMM_WORLD);
                     /* warm up (and the first call of a team may set things up) */
-                    if (v == 0)
-                        run_shmem(op, bytes);
-                    else
+                    if (v == V_MPI)
                         run_mpi(op, bytes);
+                    else
+                        run_shmem(op, bytes, v);
                     MPI_Barrier(MPI_COMM_WORLD);
                     double t0 = MPI_Wtime();
                     for (long k = 0; k < it; k++) {
-                        if (v == 0)
-                            run_shmem(op, bytes);
-                        else
+                        if (v == V_MPI)
                             run_mpi(op, bytes);
+                        else
+                            run_shmem(op, bytes, v);
                     }
                     double t = (MPI_Wtime() - t0) / (double)it * 1e6, tmax;
                     MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
@@ -254,15 +296,15 @@ int main(int argc, char **argv)
                     int wrong = check(op, bytes, salt);
                     if (wrong) {
                         fprintf(stderr, "PE %d: WRONG ANSWER %s %s %zu bytes\n", me, op_name[op],
-                                v ? "mpi" : "shmem", bytes);
+                                var_name[v], bytes);
                         bad++;
                     }
                 }
             }
-            for (int v = 0; v < 2; v++) {
+            for (int v = 0; v < nvars; v++) {
                 if (me == 0)
                     printf("%-9s %-5s %2d PEs %8zu bytes %10.3f us/call\n", op_name[op],
-                           v ? "mpi" : "shmem", npes, bytes, best[v]);
+                           var_name[v], npes, bytes, best[v]);
                 if (nres < MAXRES) {
                     res[nres].op = op;
                     res[nres].variant = v;
@@ -272,7 +314,10 @@ int main(int argc, char **argv)
             }
             if (me == 0)
                 printf("%-9s ratio %2d PEs %8zu bytes %10.2f x (shmem / mpi)\n", op_name[op],
-                       npes, bytes, best[0] / best[1]);
+                       npes, bytes, best[V_SHMEM] / best[V_MPI]);
+            if (me == 0 && nvars > V_HIER)
+                printf("%-9s h/f   %2d PEs %8zu bytes %10.2f x (hier / flat)\n", op_name[op],
+                       npes, bytes, best[V_HIER] / best[V_FLAT]);
             fflush(stdout);
         }
     }
@@ -286,12 +331,16 @@ int main(int argc, char **argv)
         }
         fprintf(f, "op,variant,npes,bytes,usec\n");
         for (int i = 0; i < nres; i++)
-            fprintf(f, "%s,%s,%d,%zu,%.4f\n", op_name[res[i].op], res[i].variant ? "mpi" : "shmem",
+            fprintf(f, "%s,%s,%d,%zu,%.4f\n", op_name[res[i].op], var_name[res[i].variant],
                     npes, res[i].bytes, res[i].us);
         if (f != stdout)
             fclose(f);
         printf("%s\n", anybad ? "WRONG ANSWERS" : "all answers checked");
     }
+#ifndef BENCH_LEGACY
+    shmem_team_destroy(var_team[V_FLAT]);
+    shmem_team_destroy(var_team[V_HIER]);
+#endif
     shmem_free(dst);
     shmem_free(src);
     free(counts);

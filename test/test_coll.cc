@@ -1,7 +1,8 @@
 // test_coll.cc: team collectives (broadcast, collect, fcollect, alltoall(s), the
 // reductions, the 1.6 scans) on WORLD and on split teams, several types, argument
-// checks. Built twice: as test_coll, and as test_coll_split with every MPI call limited
-// to SHMEMQ_TEST_SPLIT elements/bytes so the large-count paths run on small data.
+// checks. Built three times: as test_coll, as test_coll_split with every MPI call limited
+// to SHMEMQ_TEST_SPLIT elements/bytes so the large-count paths run on small data, and as
+// test_coll_hier with the hierarchical collectives forced on (with test_coll_hier.cc).
 // Open MPI's C++ bindings do not compile cleanly with -Werror; the tests use the C API.
 #define OMPI_SKIP_MPICXX 1
 #include <gtest/gtest.h>
@@ -13,12 +14,17 @@
 #include <unistd.h>
 #include <vector>
 #include "test_util.h"
+#include "test_coll_common.h"
 
 #ifdef SHMEMQ_TEST_SPLIT
 #define STR_(x) #x
 #define STR(x) STR_(x)
 // Before main, so before the library first reads it.
 static int split_env = setenv("SHMEMQ_COLL_MAX_COUNT", STR(SHMEMQ_TEST_SPLIT), 1);
+#endif
+#ifdef SHMEMQ_TEST_HIER
+// test_coll_hier: every team across nodes goes hierarchical, whatever the size.
+static int hier_env = setenv("SHMEMQ_COLL_HIER", "1", 0);
 #endif
 
 extern "C" int coll_generic_selections(void);
@@ -76,27 +82,10 @@ struct Teams {
 // Made once for the binary: a split costs a communicator (slow with 4 PEs on 2 cores).
 // The environment runs inside RUN_ALL_TESTS, between shmem_init and shmem_finalize.
 Teams *g_teams;
-struct TeamsEnv : ::testing::Environment {
-    void SetUp() override { g_teams = new Teams; }
-    void TearDown() override
-    {
-        delete g_teams;
-        g_teams = nullptr;
-    }
-};
-::testing::Environment *const teams_env = ::testing::AddGlobalTestEnvironment(new TeamsEnv);
+::testing::Environment *const teams_env =
+    ::testing::AddGlobalTestEnvironment(new coll_test::MadeOnce<Teams>(&g_teams));
 
-// Symmetric scratch (shmem_malloc is collective over WORLD, so every PE allocates).
-struct Sym {
-    void *p;
-    explicit Sym(size_t bytes) : p(shmem_malloc(bytes)) {}
-    ~Sym()
-    {
-        shmem_barrier_all();
-        shmem_free(p);
-    }
-    template <typename T> T *as() { return static_cast<T *>(p); }
-};
+using coll_test::Sym;
 
 template <typename T> struct Move;
 #define MOVE(T, N)                                                                          \

@@ -266,9 +266,10 @@ int shmemi_agree(const char *routine, MPI_Comm comm, int me, int n, int loud, in
     return shmemi_agree_extra(routine, comm, me, n, loud, bad, vals, nvals, NULL, NULL, 0);
 }
 
-int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
-                       const uint64_t *vals, int nvals, const uint64_t *extra_in,
-                       uint64_t *extra_out, int nextra)
+int shmemi_agree_exchange(const char *routine, MPI_Comm comm, int n, int first_bad,
+                          const uint64_t *vmax, const uint64_t *vmin, int nvals,
+                          const uint64_t *extra_in, uint64_t *extra_out, int nextra,
+                          shmemi_agree_verdict_t *verdict)
 {
     /* One shape for every agreement, whatever nvals and nextra: PEs that called
      * different routines must still make matching MPI calls (same count), so that the
@@ -276,49 +277,64 @@ int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int lo
      * words 0. */
     enum { HEAD = 1 + 2 * SHMEMI_AGREE_MAXV, LEN = HEAD + SHMEMI_AGREE_MAX_EXTRA };
     uint64_t in[LEN] = {0}, out[LEN];
-    int head = HEAD, len = LEN;
-    in[0] = bad ? (uint64_t)(n - me) : 0; /* MAX: n - (lowest bad PE) */
+    in[0] = first_bad >= 0 ? (uint64_t)(n - first_bad) : 0; /* MAX: n - (lowest bad PE) */
     for (int i = 0; i < SHMEMI_AGREE_MAXV; i++) {
-        uint64_t v = i < nvals ? vals[i] : 0;
-        in[1 + 2 * i] = v;
-        in[2 + 2 * i] = ~v;
+        in[1 + 2 * i] = i < nvals ? vmax[i] : 0;
+        in[2 + 2 * i] = ~(i < nvals ? vmin[i] : 0);
     }
     if (nextra)
-        memcpy(in + head, extra_in, sizeof(uint64_t) * (size_t)nextra);
+        memcpy(in + HEAD, extra_in, sizeof(uint64_t) * (size_t)nextra);
     MPI_Request req;
-    int rc = MPI_Iallreduce(in, out, len, MPI_UINT64_T, MPI_MAX, comm, &req);
+    int rc = MPI_Iallreduce(in, out, LEN, MPI_UINT64_T, MPI_MAX, comm, &req);
     if (rc == MPI_SUCCESS)
         rc = shmemi_agree_wait(&req, comm, routine);
     if (rc != MPI_SUCCESS) {
         shmemi_debug(routine, "MPI_Iallreduce (argument agreement) failed (code %d)", rc);
         return -1;
     }
-    int differs = -1;
-    for (int i = 0; i < SHMEMI_AGREE_MAXV && differs < 0; i++)
+    verdict->first_bad = out[0] ? n - (int)out[0] : -1;
+    verdict->differs = -1;
+    for (int i = 0; i < SHMEMI_AGREE_MAXV && verdict->differs < 0; i++)
         if (out[1 + 2 * i] != ~out[2 + 2 * i])
-            differs = i;
-    if (out[0] == 0 && differs < 0) {
-        if (nextra)
-            memcpy(extra_out, out + head, sizeof(uint64_t) * (size_t)nextra);
-        return 0;
-    }
+            verdict->differs = i;
+    if (nextra && verdict->first_bad < 0 && verdict->differs < 0)
+        memcpy(extra_out, out + HEAD, sizeof(uint64_t) * (size_t)nextra);
+    return 0;
+}
+
+void shmemi_agree_report(const char *routine, int me, int loud, int bad,
+                         const shmemi_agree_verdict_t *v)
+{
     if (bad)
-        return -1; /* this PE reported its own reason already */
+        return; /* this PE reported its own reason already */
     static const char *const what[SHMEMI_AGREE_MAXV] = {
         "the PEs called different collectives (or different types)",
         "the PEs passed different sizes", "the PEs passed different roots"};
     char msg[160];
-    if (differs >= 0)
-        snprintf(msg, sizeof msg, "%s: nothing was done", what[differs]);
+    if (v->differs >= 0)
+        snprintf(msg, sizeof msg, "%s: nothing was done", what[v->differs]);
     else
         snprintf(msg, sizeof msg,
                  "team PE %d rejected its arguments, so every PE returns without moving data",
-                 n - (int)out[0]);
+                 v->first_bad);
     if (loud)
         shmemi_bad_arg(routine, "%s", msg);
-    else if (differs >= 0 && me == 0) /* every PE knows; one says it */
+    else if (v->differs >= 0 && me == 0) /* every PE knows; one says it */
         shmemi_refused(routine, "%s", msg);
     else /* the PE that rejected its arguments said why */
         shmemi_debug(routine, "%s", msg);
+}
+
+int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int loud, int bad,
+                       const uint64_t *vals, int nvals, const uint64_t *extra_in,
+                       uint64_t *extra_out, int nextra)
+{
+    shmemi_agree_verdict_t v;
+    if (shmemi_agree_exchange(routine, comm, n, bad ? me : -1, vals, vals, nvals, extra_in,
+                              extra_out, nextra, &v))
+        return -1;
+    if (v.first_bad < 0 && v.differs < 0)
+        return 0;
+    shmemi_agree_report(routine, me, loud, bad, &v);
     return -1;
 }

@@ -18,7 +18,7 @@
 
 /* ---- helpers ---- */
 
-static size_t coll_limit(void)
+size_t shmemi_coll_limit(void)
 {
     static size_t limit;
     if (SHMEMI_UNLIKELY(limit == 0)) {
@@ -156,6 +156,8 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g)
 {
     if (g->node)
         return shmemi_cnode_barrier(routine, g, 1);
+    if (g->hier)
+        return shmemi_chier_barrier(routine, g, 1);
     int rc = shmemi_agree_barrier(g->comm, routine);
     sync_windows();
     return rc == MPI_SUCCESS ? 0 : -1;
@@ -176,11 +178,18 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
     }
     if (g->node)
         return shmemi_cnode_bcast(routine, g, bad, dest, source, nbytes, root, write_root);
+    int agreed = 0; /* the hierarchical agreement ran and left the data to MPI */
+    if (g->hier) {
+        int rc = shmemi_chier_bcast(routine, g, bad, dest, source, nbytes, root, write_root);
+        if (rc <= 0)
+            return rc;
+        agreed = 1;
+    }
     /* Small: the data rides on the agreement itself (one MPI call, not two): the root
      * contributes its bytes, 4 per word (below 2^32, so MAX picks them whether MPI
      * orders MPI_UINT64_T as unsigned or, as MPICH 4.0 was seen to, signed), the
      * others zeros. */
-    if (g->n > 1 && nbytes <= SHMEMI_AGREE_MAX_EXTRA * sizeof(uint32_t)) {
+    if (!agreed && g->n > 1 && nbytes <= SHMEMI_AGREE_MAX_EXTRA * sizeof(uint32_t)) {
         uint64_t in[SHMEMI_AGREE_MAX_EXTRA] = {0}, out[SHMEMI_AGREE_MAX_EXTRA];
         uint32_t part[SHMEMI_AGREE_MAX_EXTRA] = {0};
         int words = (int)((nbytes + 3) / 4);
@@ -202,10 +211,10 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
         sync_windows();
         return 0;
     }
-    if (shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
+    if (!agreed && shmemi_coll_agree(routine, g, bad, nbytes, (uint64_t)(int64_t)root))
         return -1;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < nbytes; off += limit) {
         size_t len = nbytes - off < limit ? nbytes - off : limit;
         char *buf = am_root ? (char *)source + off : (char *)dest + off;
@@ -232,12 +241,17 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
     }
     if (g->node)
         return shmemi_cnode_fcollect(routine, g, bad, dest, source, nbytes);
-    if (shmemi_coll_agree(routine, g, bad, nbytes, 0))
+    if (g->hier) {
+        int rc = shmemi_chier_fcollect(routine, g, bad, dest, source, nbytes);
+        if (rc <= 0)
+            return rc;
+    } else if (shmemi_coll_agree(routine, g, bad, nbytes, 0)) {
         return -1;
+    }
     if (nbytes == 0)
         return 0;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     MPI_Request req;
     if (nbytes <= limit) {
         if (wait_req(routine,
@@ -283,69 +297,52 @@ static uint64_t collect_room(const void *dest, const void *source, size_t nbytes
     return room;
 }
 
-int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
-                        const void *source, size_t nbytes)
+int shmemi_collect_verdict(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const uint64_t *all, uint64_t *sizes, size_t *total, size_t *before)
 {
-    /* Everyone learns everyone's size, how much its dest can take and which routine it
-     * called, in the one exchange collect needs anyway: that is the agreement. A PE
-     * with a bad source sends UINT64_MAX instead of its size. */
-    int bad = check_sym(g, routine, "source", source, nbytes);
-    if (g->node)
-        return shmemi_cnode_collect(routine, g, bad, dest, source, nbytes,
-                                    collect_room(dest, source, nbytes));
-    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
-    if (sizes == NULL)
-        shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
-    uint64_t *all = sizes + g->n;
-    uint64_t mine[3] = {bad ? UINT64_MAX : (uint64_t)nbytes, collect_room(dest, source, nbytes),
-                        shmemi_agree_kind(routine)};
-    MPI_Request req;
-    int rc = MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, g->comm, &req);
-    if (rc == MPI_SUCCESS)
-        rc = shmemi_agree_wait(&req, g->comm, routine);
-    if (rc != MPI_SUCCESS) {
-        shmemi_debug(routine, "MPI collective failed (code %d)", rc);
-        free(sizes);
-        return -1;
-    }
-    size_t total = 0, before = 0, limit = coll_limit();
+    uint64_t kind = shmemi_agree_kind(routine);
+    *total = *before = 0;
     for (int i = 0; i < g->n; i++) {
         sizes[i] = all[3 * i];
         if (i == g->me)
-            before = total;
-        if (all[3 * i + 2] != mine[2]) {
+            *before = *total;
+        if (all[3 * i + 2] != kind) {
             coll_report(g, routine, "the PEs called different collectives (or different types)");
-            free(sizes);
             return -1;
         }
         if (sizes[i] == UINT64_MAX) {
             if (!bad)
                 coll_report(g, routine, "team PE %d passed a bad source", i);
-            free(sizes);
             return -1;
         }
-        if (__builtin_add_overflow(total, (size_t)sizes[i], &total)) {
+        if (__builtin_add_overflow(*total, (size_t)sizes[i], total)) {
             coll_report(g, routine, "total size overflows");
-            free(sizes);
             return -1;
         }
     }
     for (int i = 0; i < g->n; i++) {
-        if (total > all[3 * i + 1]) {
+        if (*total > all[3 * i + 1]) {
             if (i == g->me)
                 coll_report(g, routine,
                             "dest %p cannot take %zu bytes (NULL, not symmetric, too small, "
-                            "or overlapping source)", dest, total);
+                            "or overlapping source)", dest, *total);
             else
                 coll_report(g, routine, "team PE %d passed a dest that cannot take %zu bytes",
-                            i, total);
-            free(sizes);
+                            i, *total);
             return -1;
         }
     }
-    int small = total <= limit;
+    return 0;
+}
+
+int shmemi_collect_flat(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes, const uint64_t *sizes, size_t total,
+                        size_t before)
+{
+    int rc = 0;
+    MPI_Request req;
     sync_windows();
-    if (small) {
+    if (total <= shmemi_coll_limit()) {
         int *counts = malloc(sizeof(int) * 2 * (size_t)g->n);
         if (counts == NULL)
             shmemi_fatal(routine, "out of memory"); /* the peers are in the allgatherv */
@@ -362,7 +359,7 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
         free(counts);
     } else {
         /* Too big for int displacements: each PE broadcasts its block in pieces. */
-        size_t at = 0;
+        size_t at = 0, limit = shmemi_coll_limit();
         for (int i = 0; i < g->n && rc == 0; i++) {
             for (size_t off = 0; off < sizes[i] && rc == 0; off += limit) {
                 size_t len = sizes[i] - off < limit ? sizes[i] - off : limit;
@@ -375,8 +372,44 @@ int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
         if (rc == 0 && nbytes)
             memcpy((char *)dest + before, source, nbytes);
     }
-    free(sizes);
     sync_windows();
+    return rc;
+}
+
+int shmemi_coll_collect(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes)
+{
+    /* Everyone learns everyone's size, how much its dest can take and which routine it
+     * called, in the one exchange collect needs anyway: that is the agreement. A PE
+     * with a bad source sends UINT64_MAX instead of its size. */
+    int bad = check_sym(g, routine, "source", source, nbytes);
+    uint64_t room = collect_room(dest, source, nbytes);
+    if (g->node)
+        return shmemi_cnode_collect(routine, g, bad, dest, source, nbytes, room);
+    if (g->hier) {
+        int rc = shmemi_chier_collect(routine, g, bad, dest, source, nbytes, room);
+        if (rc <= 0)
+            return rc;
+    }
+    uint64_t *sizes = malloc(sizeof(uint64_t) * 4 * (size_t)g->n);
+    if (sizes == NULL)
+        shmemi_fatal(routine, "out of memory"); /* the peers are already on their way */
+    uint64_t *all = sizes + g->n;
+    uint64_t mine[3] = {bad ? UINT64_MAX : (uint64_t)nbytes, room, shmemi_agree_kind(routine)};
+    MPI_Request req;
+    int rc = MPI_Iallgather(mine, 3, MPI_UINT64_T, all, 3, MPI_UINT64_T, g->comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = shmemi_agree_wait(&req, g->comm, routine);
+    if (rc != MPI_SUCCESS) {
+        shmemi_debug(routine, "MPI collective failed (code %d)", rc);
+        free(sizes);
+        return -1;
+    }
+    size_t total, before;
+    rc = shmemi_collect_verdict(routine, g, bad, dest, all, sizes, &total, &before);
+    if (rc == 0)
+        rc = shmemi_collect_flat(routine, g, dest, source, nbytes, sizes, total, before);
+    free(sizes);
     return rc;
 }
 
@@ -405,7 +438,7 @@ int shmemi_coll_alltoalls(const char *routine, const shmemi_coll_t *g, void *des
     if (nelems == 0)
         return 0;
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     MPI_Request req;
     if (dst == 1 && sst == 1 && nelems * esize <= limit) {
         int c = (int)(nelems * esize);
@@ -470,10 +503,16 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
     if (g->node)
         return shmemi_cnode_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
                                    op, fn);
-    if (shmemi_coll_agree(routine, g, in_place < 0, count, 0))
+    if (g->hier) {
+        int rc = shmemi_chier_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
+                                     op, fn);
+        if (rc <= 0)
+            return rc;
+    } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {
         return -1;
+    }
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < count; off += limit) {
         size_t len = count - off < limit ? count - off : limit;
         const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
@@ -504,7 +543,7 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
         return -1;
     }
     sync_windows();
-    size_t limit = coll_limit();
+    size_t limit = shmemi_coll_limit();
     for (size_t off = 0; off < count; off += limit) {
         size_t len = count - off < limit ? count - off : limit;
         const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
@@ -534,6 +573,7 @@ static int team_group(const char *routine, shmem_team_t team, shmemi_coll_t *g)
     g->n = team->n_pes;
     g->loud = 0;
     g->node = shmemi_cnode_get(team, routine, 1);
+    g->hier = team->chier;
     return 0;
 }
 

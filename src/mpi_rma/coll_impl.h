@@ -16,6 +16,7 @@ typedef struct {
     int n;
     int loud; /* report bad arguments with shmemi_bad_arg instead of shmemi_debug */
     struct shmemi_cnode *node; /* the group lives on one node: coll_node.c moves the data */
+    struct shmemi_chier *hier; /* a team across nodes: coll_hier.c may, by size (or NULL) */
 } shmemi_coll_t;
 
 /* inout[i] = in[i] OP inout[i] for count elements of one type (coll.c makes one per
@@ -51,6 +52,19 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g);
 int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
                       uint64_t root);
 
+/* collect's halves, for the flat and the hierarchical forms: the verdict after every
+ * PE's {size or UINT64_MAX, room, kind} reached every PE in all[3 * n] (the same on every
+ * PE; reported as the agreement reports; sizes[n], this PE's offset and the total
+ * filled in), and the flat data movement on g->comm. */
+int shmemi_collect_verdict(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                           const uint64_t *all, uint64_t *sizes, size_t *total, size_t *before);
+int shmemi_collect_flat(const char *routine, const shmemi_coll_t *g, void *dest,
+                        const void *source, size_t nbytes, const uint64_t *sizes, size_t total,
+                        size_t before);
+
+/* Largest count of one MPI collective call (INT_MAX, or SHMEMQ_COLL_MAX_COUNT). */
+size_t shmemi_coll_limit(void);
+
 /* ---- node shared-memory collectives (coll_node.c) ----
  * The team's node state, set up on the team's first collective (collective over the
  * team; its wait runs the SHMEM_DEBUG watchdog when watchdog is set); NULL when the
@@ -82,5 +96,29 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
 int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
                       const void *source, size_t count, size_t esize, MPI_Datatype dt,
                       shmemi_rop_fn fn, int exclusive);
+
+/* ---- hierarchical collectives across nodes (coll_hier.c) ----
+ * Set up with the team's node state (shmemi_cnode_get) when the team spans nodes and
+ * SHMEMQ_COLL_HIER allows; freed by shmemi_cnode_free. Each form runs the agreement
+ * hierarchically (node step, leaders' agreement, node step) and then moves the data
+ * hierarchically or, where the choice rule says the flat MPI collective is faster for
+ * this size, returns 1 and the caller moves the data with MPI on the team's
+ * communicator (no second agreement). 0 done, -1 on every PE (reported). */
+void shmemi_chier_setup(struct shmemq_team *team, const char *routine);
+void shmemi_chier_free(struct shmemq_team *team);
+int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchdog);
+int shmemi_chier_bcast(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                       const void *source, size_t nbytes, int root, int write_root);
+int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                          const void *source, size_t nbytes);
+int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                        MPI_Op op, shmemi_rop_fn fn);
+/* collect: 1 (nothing done) where the team keeps the flat collect (its nodes' PEs are
+ * not consecutive in team order, or it is too large for the sizes to fit a slot). */
+int shmemi_chier_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
+                         const void *source, size_t nbytes, uint64_t room);
+/* One line for shmemq_info: what WORLD's collectives use across nodes. */
+void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n);
 
 #endif /* SHMEMI_COLL_IMPL_H */

@@ -57,6 +57,7 @@ static int active_set(const char *routine, int start, int logstride, int size,
     g->n = size;
     g->loud = 1;
     g->node = NULL;
+    g->hier = NULL; /* active sets stay flat across nodes */
     if (start == 0 && size == shmemi.n_pes) { /* logstride is then 0, or size 1 */
         g->comm = shmemi.comm;
         /* the world's node collectives, when the job is one node (coll_node.c) */

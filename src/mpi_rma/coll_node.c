@@ -18,81 +18,9 @@
  * return -1 with nothing written. A PE waiting for a step keeps calling shmemi_progress
  * (peers may be flushing queues to it) and yields its core when the wait is long, but
  * never sleeps. Under SHMEM_DEBUG the wait runs a watchdog like agree.c's. */
-#include "coll_impl.h"
+#include "coll_node.h"
 #include "agree.h"
 #include <sched.h>
-#include <stdatomic.h>
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cn_relax() __builtin_ia32_pause()
-#else
-#define cn_relax() ((void)0)
-#endif
-
-#define CN_LINE 64
-#define CN_SLOT (16 * 1024)              /* one slot: header line + payload */
-#define CN_CAP (CN_SLOT - 48)            /* payload bytes in a slot (from line.data) */
-#define CN_PART (CN_LINE + 2 * CN_SLOT)  /* one PE's part of the segment */
-
-typedef struct {
-    _Atomic uint64_t epoch;
-    uint64_t kind;
-    uint64_t size;
-    uint64_t extra;
-    int64_t root;
-    uint32_t bad;
-    uint32_t pad_;
-    unsigned char data[16]; /* the payload starts here and runs on past the line */
-} cn_line_t;
-_Static_assert(sizeof(cn_line_t) == CN_LINE, "one header per cache line");
-
-struct shmemi_cnode {
-    int me, n;
-    uint64_t epoch;        /* last step this PE posted */
-    char **part;           /* per team PE: its part of the segment, mapped here */
-    char **base[2];        /* per team PE: its heap / data segment mapped here */
-    MPI_Win win;           /* MPI_WIN_NULL for a team of one */
-    void *own;             /* a team of one: its part, malloc'ed */
-};
-
-static inline cn_line_t *cn_slot(const struct shmemi_cnode *c, int pe, uint64_t e)
-{
-    return (cn_line_t *)(void *)(c->part[pe] + CN_LINE + (size_t)(e & 1) * CN_SLOT);
-}
-
-/* Where this PE writes the payload of its next step. */
-static inline unsigned char *cn_out(const struct shmemi_cnode *c)
-{
-    return cn_slot(c, c->me, c->epoch + 1)->data;
-}
-
-/* Payload of pe's current step (after cn_round). */
-static inline const unsigned char *cn_in(const struct shmemi_cnode *c, int pe)
-{
-    return cn_slot(c, pe, c->epoch)->data;
-}
-
-/* p (symmetric on this PE, len > 0 bytes) as mapped from team PE pe. */
-static inline const char *cn_peer(const struct shmemi_cnode *c, int pe, const void *p)
-{
-    uintptr_t off = 0;
-    int r = shmemi_region(p, 1, &off); /* the caller checked: 0 or 1 */
-    return c->base[r > 0][pe] + off;
-}
-
-/* Make what peers wrote through the windows visible to this PE's loads. Inside a
- * single-node job nothing writes through MPI (xport.h: every put, get and atomic is a
- * load, store or CPU atomic), so a fence does; otherwise node peers' atomics are MPI
- * accumulates and MPI_Win_sync is the call MPI asks for. */
-static inline void sync_windows(void)
-{
-    if (SHMEMI_LIKELY(shmemi.amo_direct)) {
-        atomic_thread_fence(memory_order_seq_cst);
-        return;
-    }
-    MPI_Win_sync(shmemi.heap_win);
-    MPI_Win_sync(shmemi.data_win);
-}
 
 /* ---- setup ---- */
 
@@ -135,10 +63,22 @@ static int cn_setup(struct shmemq_team *team, const char *routine, int watchdog)
         ok = all;
     }
     if (!ok) {
-        cn_describe(team, routine, node_allowed() ? "through MPI (the team spans nodes)"
-                                                  : "through MPI (SHMEMQ_COLL_NODE=0)");
+        if (!node_allowed())
+            cn_describe(team, routine, "through MPI (SHMEMQ_COLL_NODE=0)");
+        else if (n > 1)
+            shmemi_chier_setup(team, routine); /* spans nodes: hierarchical where it pays */
         return 0;
     }
+    struct shmemi_cnode *c = shmemi_cn_alloc(team, routine);
+    team->cnode = c;
+    team->cnode_state = 1;
+    cn_describe(team, routine, "through the node's shared memory");
+    return 0;
+}
+
+struct shmemi_cnode *shmemi_cn_alloc(struct shmemq_team *team, const char *routine)
+{
+    int n = team->n_pes;
     struct shmemi_cnode *c = calloc(1, sizeof *c);
     char **arrays = calloc(3 * (size_t)n, sizeof(char *));
     if (!c || !arrays) {
@@ -181,10 +121,7 @@ static int cn_setup(struct shmemq_team *team, const char *routine, int watchdog)
         /* Everyone's part is zeroed before anyone reads it. */
         SHMEMI_MPI_CHECK(routine, MPI_Barrier(team->comm));
     }
-    team->cnode = c;
-    team->cnode_state = 1;
-    cn_describe(team, routine, "through the node's shared memory");
-    return 0;
+    return c;
 }
 
 struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *routine,
@@ -198,11 +135,8 @@ struct shmemi_cnode *shmemi_cnode_get(struct shmemq_team *team, const char *rout
     return team->cnode;
 }
 
-void shmemi_cnode_free(struct shmemq_team *team)
+void shmemi_cn_destroy(struct shmemi_cnode *c)
 {
-    struct shmemi_cnode *c = team->cnode;
-    team->cnode = NULL;
-    team->cnode_state = 0;
     if (c == NULL)
         return;
     if (c->win != MPI_WIN_NULL)
@@ -210,6 +144,15 @@ void shmemi_cnode_free(struct shmemq_team *team)
     free(c->own);
     free(c->part);
     free(c);
+}
+
+void shmemi_cnode_free(struct shmemq_team *team)
+{
+    struct shmemi_cnode *c = team->cnode;
+    team->cnode = NULL;
+    team->cnode_state = 0;
+    shmemi_cn_destroy(c);
+    shmemi_chier_free(team);
 }
 
 /* ---- one step ---- */
@@ -263,7 +206,7 @@ static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *
 
 /* Wait for line l to show epoch e: spin briefly, then progress the library on every
  * try and yield the core (with more PEs than cores the peer needs it); never sleep. */
-static void cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
+void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
                     int watchdog, const cn_line_t *l, uint64_t e)
 {
     double t0 = 0, limit = 0;
@@ -309,7 +252,7 @@ static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, i
         int j = (c->me + k) % c->n; /* start past me: the PEs do not all poll PE 0 first */
         const cn_line_t *p = cn_slot(c, j, e);
         if (j != c->me)
-            cn_wait(c, g, routine, watchdog, p, e);
+            shmemi_cn_wait(c, g, routine, watchdog, p, e);
         if (p->bad && (first_bad < 0 || j < first_bad))
             first_bad = j;
         if (differs < 0 && p->kind != kind)
@@ -321,22 +264,8 @@ static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, i
     }
     if (SHMEMI_LIKELY(first_bad < 0 && differs < 0))
         return 0;
-    if (bad)
-        return -1; /* reported already */
-    static const char *const what[3] = {
-        "the PEs called different collectives (or different types)",
-        "the PEs passed different sizes", "the PEs passed different roots"};
-    char msg[160];
-    if (differs >= 0)
-        snprintf(msg, sizeof msg, "%s: nothing was done", what[differs]);
-    else
-        snprintf(msg, sizeof msg,
-                 "team PE %d rejected its arguments, so every PE returns without moving data",
-                 first_bad);
-    if (g->loud)
-        shmemi_bad_arg(routine, "%s", msg);
-    else
-        shmemi_debug(routine, "%s", msg);
+    shmemi_agree_verdict_t v = {first_bad, differs};
+    shmemi_agree_report(routine, g->me, g->loud, bad, &v);
     return -1;
 }
 
@@ -345,6 +274,26 @@ static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, i
 static void cn_close(const char *routine, const shmemi_coll_t *g)
 {
     (void)cn_round(routine, g, 1, 0, 0, 0, 0, 0, 0);
+}
+
+/* The first step of the engines that stage a payload: this PE's nbytes from src (none
+ * when src is NULL or its arguments were bad) go into its slot when they fit, then the
+ * round with the agreement. */
+static int cn_first(const char *routine, const shmemi_coll_t *g, int bad, const void *src,
+                    size_t nbytes, uint64_t size, int64_t root, uint64_t extra, int flags)
+{
+    shmemi_cn_sync_windows();
+    if (!bad && src && nbytes && nbytes <= CN_CAP)
+        memcpy(cn_out(g->node), src, nbytes);
+    return cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), size, root, extra, flags);
+}
+
+/* pe's nbytes of src (its symmetric buffer) after the first step: from its slot when
+ * they fit, else straight from its buffer as mapped here. */
+static inline const void *cn_from(const struct shmemi_cnode *c, int pe, const void *src,
+                                  size_t nbytes)
+{
+    return nbytes <= CN_CAP ? (const void *)cn_in(c, pe) : (const void *)cn_peer(c, pe, src);
 }
 
 /* ---- engines ---- */
@@ -362,7 +311,7 @@ int shmemi_cnode_barrier(const char *routine, const shmemi_coll_t *g, int watchd
     if (SHMEMI_UNLIKELY(kind == 0))
         kind = shmemi_agree_kind("barrier");
     int rc = cn_round(routine, g, watchdog, 0, kind, 0, 0, 0, CN_SAME_SIZE);
-    sync_windows();
+    shmemi_cn_sync_windows();
     return rc;
 }
 
@@ -371,21 +320,18 @@ int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
 {
     struct shmemi_cnode *c = g->node;
     int am_root = c->me == root, small = nbytes <= CN_CAP;
-    sync_windows();
-    if (am_root && !bad && small && nbytes)
-        memcpy(cn_out(c), source, nbytes);
-    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), nbytes, root, 0, CN_SAME_SIZE))
+    if (cn_first(routine, g, bad, am_root ? source : NULL, nbytes, nbytes, root, 0,
+                 CN_SAME_SIZE))
         return -1;
     if (nbytes) {
         if (!am_root)
-            memcpy(dest, small ? (const void *)cn_in(c, root) : cn_peer(c, root, source),
-                   nbytes);
+            memcpy(dest, cn_from(c, root, source, nbytes), nbytes);
         else if (write_root && dest != source)
             memmove(dest, source, nbytes);
         if (!small)
             cn_close(routine, g);
     }
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
 }
 
@@ -393,24 +339,16 @@ int shmemi_cnode_fcollect(const char *routine, const shmemi_coll_t *g, int bad, 
                           const void *source, size_t nbytes)
 {
     struct shmemi_cnode *c = g->node;
-    int small = nbytes <= CN_CAP;
-    sync_windows();
-    if (!bad && small && nbytes)
-        memcpy(cn_out(c), source, nbytes);
-    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), nbytes, 0, 0, CN_SAME_SIZE))
+    if (cn_first(routine, g, bad, source, nbytes, nbytes, 0, 0, CN_SAME_SIZE))
         return -1;
     if (nbytes == 0)
         return 0;
-    for (int j = 0; j < c->n; j++) {
-        char *d = (char *)dest + (size_t)j * nbytes;
-        if (j == c->me)
-            memcpy(d, source, nbytes);
-        else
-            memcpy(d, small ? (const void *)cn_in(c, j) : cn_peer(c, j, source), nbytes);
-    }
-    if (!small)
+    for (int j = 0; j < c->n; j++)
+        memcpy((char *)dest + (size_t)j * nbytes,
+               j == c->me ? source : cn_from(c, j, source, nbytes), nbytes);
+    if (nbytes > CN_CAP)
         cn_close(routine, g);
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
 }
 
@@ -418,12 +356,8 @@ int shmemi_cnode_collect(const char *routine, const shmemi_coll_t *g, int bad, v
                          const void *source, size_t nbytes, uint64_t room)
 {
     struct shmemi_cnode *c = g->node;
-    sync_windows();
-    if (!bad && nbytes <= CN_CAP && nbytes)
-        memcpy(cn_out(c), source, nbytes);
     /* The sizes differ by design; a bad source is its own verdict. */
-    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), bad ? UINT64_MAX : nbytes,
-                 0, room, 0))
+    if (cn_first(routine, g, bad, source, nbytes, bad ? UINT64_MAX : nbytes, 0, room, 0))
         return -1;
     size_t total = 0, before = 0, big = 0;
     for (int j = 0; j < c->n; j++) {
@@ -464,13 +398,12 @@ int shmemi_cnode_collect(const char *routine, const shmemi_coll_t *g, int bad, v
         if (j == c->me)
             memcpy((char *)dest + before, source, sz);
         else
-            memcpy((char *)dest + at, sz <= CN_CAP ? (const void *)cn_in(c, j)
-                                                   : cn_peer(c, j, source), sz);
+            memcpy((char *)dest + at, cn_from(c, j, source, sz), sz);
         at += sz;
     }
     if (big)
         cn_close(routine, g);
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
 }
 
@@ -487,7 +420,7 @@ int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad,
     struct shmemi_cnode *c = g->node;
     size_t n = (size_t)c->n, blk = nelems * esize; /* no overflow: checked by the caller */
     int small = !bad && blk <= CN_CAP / n;
-    sync_windows();
+    shmemi_cn_sync_windows();
     if (small && blk) { /* pack my n blocks contiguously */
         unsigned char *o = cn_out(c);
         for (size_t j = 0; j < n; j++) {
@@ -528,18 +461,8 @@ int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad,
     }
     if (!small)
         cn_close(routine, g);
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
-}
-
-/* inout = in OP inout over count elements. */
-static inline void rop(shmemi_rop_fn fn, void *inout, const void *in, size_t count,
-                       MPI_Datatype dt, MPI_Op op)
-{
-    if (fn)
-        fn(inout, in, count);
-    else
-        MPI_Reduce_local(in, inout, (int)count, dt, op); /* legacy: counts fit an int */
 }
 
 int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
@@ -549,10 +472,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
     struct shmemi_cnode *c = g->node;
     size_t nbytes = count * esize; /* checked by the caller */
     int small = nbytes <= CN_CAP;
-    sync_windows();
-    if (!bad && small && nbytes)
-        memcpy(cn_out(c), source, nbytes);
-    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), count, 0, 0, CN_SAME_SIZE))
+    if (cn_first(routine, g, bad, source, nbytes, count, 0, 0, CN_SAME_SIZE))
         return -1;
     if (count == 0)
         return 0;
@@ -560,7 +480,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
         /* Every PE folds all contributions in PE order: the same bits everywhere. */
         memcpy(dest, cn_in(c, 0), nbytes);
         for (int j = 1; j < c->n; j++)
-            rop(fn, dest, cn_in(c, j), count, dt, op);
+            shmemi_cn_rop(fn, dest, cn_in(c, j), count, dt, op);
     } else {
         /* PE i reduces elements [lo_i, hi_i) of every source into its own dest, then
          * every PE copies the other pieces from their owners' dests. Starting from its
@@ -574,7 +494,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
                 memcpy(d, (const char *)source + lo * esize, (hi - lo) * esize);
             for (size_t j = 0; j < n; j++)
                 if (j != me)
-                    rop(fn, d, cn_peer(c, (int)j, source) + lo * esize, hi - lo, dt, op);
+                    shmemi_cn_rop(fn, d, cn_peer(c, (int)j, source) + lo * esize, hi - lo, dt, op);
         }
         cn_close(routine, g);
         for (size_t j = 0; j < n; j++) {
@@ -585,7 +505,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
         }
         cn_close(routine, g);
     }
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
 }
 
@@ -596,10 +516,7 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
     struct shmemi_cnode *c = g->node;
     size_t nbytes = count * esize;
     int small = nbytes <= CN_CAP;
-    sync_windows();
-    if (!bad && small && nbytes)
-        memcpy(cn_out(c), source, nbytes);
-    if (cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), count, 0, 0, CN_SAME_SIZE))
+    if (cn_first(routine, g, bad, source, nbytes, count, 0, 0, CN_SAME_SIZE))
         return -1;
     if (count == 0)
         return 0;
@@ -611,9 +528,9 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
     } else {
         memcpy(dest, cn_in(c, 0), nbytes);
         for (int j = 1; j <= last; j++)
-            rop(fn, dest, cn_in(c, j), count, dt, MPI_SUM);
+            shmemi_cn_rop(fn, dest, cn_in(c, j), count, dt, MPI_SUM);
     }
-    sync_windows();
+    shmemi_cn_sync_windows();
     return 0;
 }
 
@@ -621,13 +538,16 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
 
 int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watchdog)
 {
-    shmemi_coll_t g = {team->comm, team->my_pe, team->n_pes, 0, NULL};
+    shmemi_coll_t g = {team->comm, team->my_pe, team->n_pes, 0, NULL, NULL};
     g.node = shmemi_cnode_get(team, routine, watchdog);
+    g.hier = team->chier;
     if (g.node)
         return shmemi_cnode_barrier(routine, &g, watchdog) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
+    if (g.hier)
+        return shmemi_chier_barrier(routine, &g, watchdog) == 0 ? MPI_SUCCESS : MPI_ERR_OTHER;
     int rc = watchdog ? shmemi_agree_barrier(team->comm, routine)
                       : shmemi_barrier_comm(team->comm);
-    sync_windows();
+    shmemi_cn_sync_windows();
     return rc;
 }
 
@@ -637,9 +557,12 @@ void shmemi_coll_describe(char *buf, size_t n)
     if (c)
         snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
                  "larger data copied between mapped heaps)", CN_SLOT / 1024);
-    else if (node_allowed())
-        snprintf(buf, n, "MPI collectives on WORLD (it spans nodes); node shared memory for "
-                 "teams inside one node");
+    else if (node_allowed()) {
+        char how[400];
+        shmemi_chier_describe(&shmemi.team_world, how, sizeof how);
+        snprintf(buf, n, "WORLD spans nodes: %s; node shared memory for teams inside one node",
+                 how);
+    }
     else
         snprintf(buf, n, "MPI collectives on every team (SHMEMQ_COLL_NODE=0)");
 }

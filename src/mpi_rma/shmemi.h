@@ -48,6 +48,7 @@ struct shmemq_team {
     int n_ctx;          /* contexts created from this team and not yet destroyed */
     struct shmemi_cnode *cnode; /* node shared-memory collectives (coll_node.c), or NULL */
     int cnode_state;            /* 0 not decided yet, 1 cnode in use, 2 MPI collectives */
+    struct shmemi_chier *chier; /* hierarchical collectives across nodes (coll_hier.c), or NULL */
 };
 
 /* Queue-backed operations a layer above installs on a context while it batches the
