@@ -11,6 +11,8 @@
 #include <vector>
 #include "test_util.h"
 
+extern "C" int shmemi_am_on(void); // the job's off-node transport is AM (xport_am.c)
+
 namespace {
 
 // PEs of this PE's node, as the library groups them (SHMEMQ_NODE_PES included).
@@ -109,7 +111,9 @@ TEST(Scale, ModelFormulasAtLargeP)
     shmemx_queue_model_t c3 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 3000, 10);
     EXPECT_EQ(c2.meta_bytes - c1.meta_bytes, c3.meta_bytes - c2.meta_bytes);
     EXPECT_EQ(c1.max_buffers, 1000u); // one ADD slot per PE
-    EXPECT_EQ(c1.scratch_once_bytes, 0u); // several nodes: no node summing array
+    // several nodes: a node summing array only where atomics follow one domain per node
+    // (this job's off-node transport is AM)
+    EXPECT_EQ(c1.scratch_once_bytes, shmemi_am_on() ? 524288u : 0u);
     shmemx_queue_model_t one = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 4);
     EXPECT_GT(one.scratch_once_bytes, 0u);
     EXPECT_EQ(one.max_buffers, 64u); // the RMA pool bounds it at few PEs

@@ -25,9 +25,14 @@ static int from_mpi_thread_level(int level)
     return SHMEM_THREAD_MULTIPLE;
 }
 
+/* set by shmem_global_exit: MPICH's MPI_Abort of a one-process job calls exit(), which
+ * runs the handler below; a finalize then (collectives inside an abort) asserts in MPI */
+static volatile int global_exiting;
+
 static void atexit_finalize(void)
 {
-    if (shmemi.initialized && !shmemi.finalized && !shmemi.mpi_was_initialized) {
+    if (shmemi.initialized && !shmemi.finalized && !shmemi.mpi_was_initialized &&
+        !global_exiting) {
         int down = 0;
         MPI_Finalized(&down);
         if (!down)
@@ -226,6 +231,7 @@ SHMEMI_PROFILE(shmem_finalize)
 void shmem_global_exit(int status)
 {
     shmemi_let_report_out(); /* what the program printed reaches the launcher first */
+    global_exiting = 1;
     MPI_Abort(MPI_COMM_WORLD, status);
     exit(status); /* MPI_Abort does not return; keep the compiler sure of it */
 }

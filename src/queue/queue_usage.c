@@ -221,11 +221,13 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
                         &cbytes, &hsize, &scratch);
         m->meta_bytes = cq_meta(npes);
         m->scratch_bytes = scratch;
-        /* atomics go through the node transport only when the job is one node, and only
-         * node bursts of adds sum into the dense array */
+        /* atomics go through the node transport when the job is one node or when atomics
+         * follow one domain per node (this job's off-node transport is AM: xport.h's
+         * shmemi_xp_amo_node), and only node bursts of adds sum into the dense array */
         int adds = c->op_type == SHMEM_OP_ANY || c->op_type == SHMEM_OP_ATOMIC_ADD ||
                    c->op_type == SHMEM_OP_ATOMIC_INC;
-        m->scratch_once_bytes = node_pes == npes && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
+        int node_atomics = node_pes == npes || shmemi.offnode_am;
+        m->scratch_once_bytes = node_atomics && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
         m->buffer_bytes = cq_chunk_alloc_bytes(cbytes);
         m->min_buffers = 0;
         uint64_t open = cq_model_slots(c->op_type) * (uint64_t)npes;
