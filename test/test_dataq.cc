@@ -26,16 +26,6 @@ TeamGeom geom(shmem_team_t team)
     return {shmem_team_my_pe(team), shmem_team_n_pes(team)};
 }
 
-shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
-{
-    shmem_queue_config_t c;
-    std::memset(&c, 0, sizeof c);
-    c.qtype = SHMEM_QUEUE_DATA;
-    c.max_bytes = max_bytes;
-    c.data_elem_size = elem;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    return c;
-}
 
 // Value pushed as element `seq` from `src` to `dst`.
 int64_t val(int src, int dst, int64_t seq) { return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq; }
@@ -54,7 +44,7 @@ void expect_all(int rc, int want)
 void order_roundtrip(shmem_team_t team, int k, uint64_t room_bytes, uint64_t *bursts = nullptr)
 {
     TeamGeom g = geom(team);
-    shmem_queue_config_t c = dcfg(room_bytes, sizeof(int64_t));
+    shmem_queue_config_t c = data_queue_cfg(room_bytes, sizeof(int64_t));
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, team), 0);
     ASSERT_NE(q, nullptr);
@@ -138,7 +128,7 @@ TEST(DataQueue, OrderPerSource) { order_roundtrip(SHMEM_TEAM_WORLD, 100, 4096); 
 
 TEST(DataQueue, MaxBytesRoundsDownToElements)
 {
-    shmem_queue_config_t c = dcfg(100, 24); // 4 whole elements of 24 bytes
+    shmem_queue_config_t c = data_queue_cfg(100, 24); // 4 whole elements of 24 bytes
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     char e[24 * 5] = {0};
@@ -152,7 +142,7 @@ TEST(DataQueue, MaxBytesRoundsDownToElements)
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
     EXPECT_EQ(q, nullptr);
     // smaller than one element: refused on every PE
-    c = dcfg(10, 24);
+    c = data_queue_cfg(10, 24);
     q = nullptr;
     expect_all(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(q, nullptr);
@@ -161,7 +151,7 @@ TEST(DataQueue, MaxBytesRoundsDownToElements)
 TEST(DataQueue, FullAndEmptyChangeNothing)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(8 * 8, 8); // 8 int64 per peer
+    shmem_queue_config_t c = data_queue_cfg(8 * 8, 8); // 8 int64 per peer
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     int dst = (me + 1) % n;
@@ -198,7 +188,7 @@ TEST(DataQueue, OverflowKeepsEverythingThenDelivers)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
     const int R = 16; // elements of room per peer
-    shmem_queue_config_t c = dcfg(R * 8, 8);
+    shmem_queue_config_t c = data_queue_cfg(R * 8, 8);
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     auto push_range = [&](int from, int to) {
@@ -256,7 +246,7 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
     // while a background flush is in flight.
     const int n = shmem_n_pes(), me = shmem_my_pe();
     const int R = 8; // elements of room per peer
-    shmem_queue_config_t c = dcfg(R * 8, 8);
+    shmem_queue_config_t c = data_queue_cfg(R * 8, 8);
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     int64_t pushed = 0;
@@ -315,7 +305,7 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
 TEST(DataQueue, AnyPePopsSpanSourcesLowestFirst)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(1024, 8);
+    shmem_queue_config_t c = data_queue_cfg(1024, 8);
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     for (int p = 0; p < n; p++)
@@ -345,7 +335,7 @@ TEST(DataQueue, SharedTeamRelativeNumbering)
     // team numbering, so it runs on any team.
     order_roundtrip(SHMEM_TEAM_SHARED, 37, 37 * 8);
     TeamGeom g = geom(SHMEM_TEAM_SHARED);
-    shmem_queue_config_t c = dcfg(64, 8);
+    shmem_queue_config_t c = data_queue_cfg(64, 8);
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_SHARED), 0);
     int64_t v = 1;
@@ -377,7 +367,7 @@ TEST(DataQueue, TransferModes)
         EXPECT_EQ(bursts, rounds ? (shmem_n_pes() > 1 ? 17u : 0u) : 1u) << m;
         // overflow handling in this mode too
         const int n = shmem_n_pes(), me = shmem_my_pe();
-        shmem_queue_config_t c = dcfg(40, 8); // 5 elements per peer
+        shmem_queue_config_t c = data_queue_cfg(40, 8); // 5 elements per peer
         shmem_queue_t q;
         ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
         for (int round = 0; round < 2; round++) {
@@ -408,7 +398,7 @@ TEST(DataQueue, TransferModes)
 TEST(DataQueue, ProgressOverlapsPushes)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(4096, 8);
+    shmem_queue_config_t c = data_queue_cfg(4096, 8);
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     int64_t seq = 0;
@@ -460,7 +450,7 @@ TEST(DataQueue, ProgressAloneDelivers)
     // me has arrived (PEs leave after different numbers of calls; the global flush
     // then reconciles the flushes started).
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(1024, 8);
+    shmem_queue_config_t c = data_queue_cfg(1024, 8);
     c.thread_model = SHMEM_QUEUE_EXCLUSIVE;
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
@@ -491,7 +481,7 @@ TEST(DataQueue, ProgressAloneDelivers)
 TEST(DataQueue, DestroyWithDataReportsLoss)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(256, 8);
+    shmem_queue_config_t c = data_queue_cfg(256, 8);
     shmem_queue_t q;
     // unpopped incoming data on PE 0 only; outgoing on the last PE only
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
@@ -522,7 +512,7 @@ TEST(DataQueue, ReusedBuffersStartEmpty)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
     const int k = 16;
-    shmem_queue_config_t c = dcfg(k * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_config_t c = data_queue_cfg(k * sizeof(int64_t), sizeof(int64_t));
     for (int round = 0; round < 3; round++) {
         shmem_queue_t a, b;
         ASSERT_EQ(shmem_queue_data_create(&a, &c, SHMEM_TEAM_WORLD), 0);
@@ -566,7 +556,7 @@ TEST(DataQueue, ReusedBuffersStartEmpty)
 TEST(DataQueue, BadInputChangesNothing)
 {
     const int n = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(64, 8);
+    shmem_queue_config_t c = data_queue_cfg(64, 8);
     shmem_queue_t q = nullptr;
     // wrong qtype: every PE refuses, no queue
     shmem_queue_config_t bad = c;
@@ -579,7 +569,7 @@ TEST(DataQueue, BadInputChangesNothing)
     expect_all(shmem_queue_data_create(&q, me == 0 ? nullptr : &c, SHMEM_TEAM_WORLD),
                SHMEM_QUEUE_ERR_ARG);
     // PEs disagree on the element size: all fail (with one PE there is nothing to disagree)
-    shmem_queue_config_t odd = dcfg(64, me == n - 1 ? 4 : 8);
+    shmem_queue_config_t odd = data_queue_cfg(64, me == n - 1 ? 4 : 8);
     int want = n > 1 ? SHMEM_QUEUE_ERR_ARG : 0;
     int rc = shmem_queue_data_create(&q, &odd, SHMEM_TEAM_WORLD);
     expect_all(rc, want);
@@ -670,7 +660,7 @@ TEST(DataQueue, InlinePathsMatchLibrary)
     for (const PushPop &pp : kPaths) {
         for (size_t elem : {4, 8, 12, 16}) {
             SCOPED_TRACE(std::string(pp.name) + " elem " + std::to_string(elem));
-            shmem_queue_config_t c = dcfg(3 * elem, elem);
+            shmem_queue_config_t c = data_queue_cfg(3 * elem, elem);
             shmem_queue_t q = nullptr;
             ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
             std::vector<unsigned char> v;
@@ -751,7 +741,7 @@ TEST(DataQueue, InlineAnyPeLowestSourceFirst)
     const int n = shmem_n_pes(), me = shmem_my_pe();
     for (const PushPop &pp : kPaths) {
         SCOPED_TRACE(pp.name);
-        shmem_queue_config_t c = dcfg(4 * 8, 8);
+        shmem_queue_config_t c = data_queue_cfg(4 * 8, 8);
         shmem_queue_t q = nullptr;
         ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
         for (int round = 0; round < 2; round++) {
@@ -806,7 +796,7 @@ TEST(DataQueue, SharedQueueConcurrentPushes)
         GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
     const int n = shmem_n_pes(), me = shmem_my_pe();
     const int T = 2, K = 200;
-    shmem_queue_config_t c = dcfg((uint64_t)T * K * 8, 8);
+    shmem_queue_config_t c = data_queue_cfg((uint64_t)T * K * 8, 8);
     c.thread_model = SHMEM_QUEUE_SHARED;
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
@@ -846,7 +836,7 @@ TEST(DataQueue, SharedQueuePushesDuringFlushes)
     // element arrives once, in push order.
     const int n = shmem_n_pes(), me = shmem_my_pe();
     const int K = 300;
-    shmem_queue_config_t c = dcfg((uint64_t)K * 8, 8);
+    shmem_queue_config_t c = data_queue_cfg((uint64_t)K * 8, 8);
     c.thread_model = SHMEM_QUEUE_SHARED;
     shmem_queue_t q;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
@@ -909,8 +899,8 @@ TEST(DataQueue, IndexGatherRoundTrip)
     const int64_t T = 1000, R = 600;
     // rooms smaller than the traffic, so that FULL and OVERFLOW happen (few flushes:
     // each is several collectives, slow with 4 PEs on 2 cores)
-    shmem_queue_config_t cr = dcfg(100 * sizeof(Req), sizeof(Req));
-    shmem_queue_config_t ca = dcfg(70 * sizeof(Ans), sizeof(Ans));
+    shmem_queue_config_t cr = data_queue_cfg(100 * sizeof(Req), sizeof(Req));
+    shmem_queue_config_t ca = data_queue_cfg(70 * sizeof(Ans), sizeof(Ans));
     shmem_queue_t qreq, qans;
     ASSERT_EQ(shmem_queue_data_create(&qreq, &cr, SHMEM_TEAM_WORLD), 0);
     ASSERT_EQ(shmem_queue_data_create(&qans, &ca, SHMEM_TEAM_WORLD), 0);

@@ -36,20 +36,11 @@ namespace {
 
 const double kDeadline = 60.0;
 
-double now()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double now() { return test_now(); }
 
 template <typename T> bool spin_until(const T *p, T want)
 {
-    double t0 = now();
-    while (*(const volatile T *)p != want)
-        if (now() - t0 > kDeadline)
-            return false;
-    return true;
+    return spin_until_for(p, want, kDeadline);
 }
 
 // Can a PE spin on plain loads while PEs of other nodes put and set flags into it? Yes

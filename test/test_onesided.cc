@@ -25,21 +25,11 @@ namespace {
 
 const double kDeadline = 30.0;
 
-double now()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+double now() { return test_now(); }
 
-// Spin on plain loads until *p == want (no library call). false on timeout.
 template <typename T> bool spin_until(const T *p, T want)
 {
-    double t0 = now();
-    while (*(const volatile T *)p != want)
-        if (now() - t0 > kDeadline)
-            return false;
-    return true;
+    return spin_until_for(p, want, kDeadline);
 }
 
 // Arithmetic that keeps the CPU busy without touching the library; looks at *flag only

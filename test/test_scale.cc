@@ -44,16 +44,6 @@ shmemx_queue_model_t model(const shmem_queue_config_t &c, int mode, int npes, in
     return m;
 }
 
-shmem_queue_config_t dcfg(uint64_t max_bytes, size_t elem)
-{
-    shmem_queue_config_t c;
-    std::memset(&c, 0, sizeof c);
-    c.qtype = SHMEM_QUEUE_DATA;
-    c.max_bytes = max_bytes;
-    c.data_elem_size = elem;
-    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-    return c;
-}
 
 TEST(Scale, ArgumentsAreChecked)
 {
@@ -66,7 +56,7 @@ TEST(Scale, ArgumentsAreChecked)
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
     EXPECT_EQ(shmemx_queue_usage(q, &u), SHMEM_QUEUE_ERR_STATE); // destroyed
 
-    shmem_queue_config_t d = dcfg(64, 8);
+    shmem_queue_config_t d = data_queue_cfg(64, 8);
     shmem_queue_t dq = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&dq, &d, SHMEM_TEAM_WORLD), 0);
     EXPECT_EQ(shmemx_queue_usage(dq, nullptr), SHMEM_QUEUE_ERR_ARG);
@@ -82,7 +72,7 @@ TEST(Scale, ArgumentsAreChecked)
     EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 0, &m), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_FLAT, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(shmemx_queue_model(&d, SHMEMX_QUEUE_MODE_COMM_AM, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
-    shmem_queue_config_t tiny = dcfg(3, 8); // less than one element
+    shmem_queue_config_t tiny = data_queue_cfg(3, 8); // less than one element
     EXPECT_EQ(shmemx_queue_model(&tiny, SHMEMX_QUEUE_MODE_DATA_FLAT, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
     shmem_queue_config_t badop = comm_queue_cfg((shmem_op_type_t)42);
     EXPECT_EQ(shmemx_queue_model(&badop, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 2, &m), SHMEM_QUEUE_ERR_ARG);
@@ -92,7 +82,7 @@ TEST(Scale, ArgumentsAreChecked)
 // max(4 KiB, cache/(2P)), whole elements.
 TEST(Scale, ModelFormulasAtLargeP)
 {
-    shmem_queue_config_t d = dcfg(0, 8);
+    shmem_queue_config_t d = data_queue_cfg(0, 8);
     shmemx_queue_model_t m1 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 1000, 10);
     shmemx_queue_model_t m2 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 2000, 10);
     shmemx_queue_model_t m3 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 3000, 10);
@@ -251,7 +241,7 @@ TEST(Scale, CommBuffersFollowPesPerNode)
 void data_usage_case(uint64_t max_bytes, size_t elem)
 {
     const int np = shmem_n_pes(), me = shmem_my_pe();
-    shmem_queue_config_t c = dcfg(max_bytes, elem);
+    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_FLAT, np, node_pes());

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <ctime>
 #include <sched.h>
 
 // Run a block only where there is a peer to talk to.
@@ -17,6 +18,25 @@
             GTEST_SKIP() << "needs " << (n) << " PEs";   \
         }                                                \
     } while (0)
+
+// Seconds on the monotonic clock.
+static inline double test_now()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+// Spin on plain loads (no library call) until *p == want; false after deadline seconds:
+// how a target that never enters the library waits in the one-sided tests.
+template <typename T> static inline bool spin_until_for(const T *p, T want, double deadline)
+{
+    double t0 = test_now();
+    while (*(const volatile T *)p != want)
+        if (test_now() - t0 > deadline)
+            return false;
+    return true;
+}
 
 // A comm-queue config: one op kind (or SHMEM_OP_ANY), max_elems (0: default), timeout.
 static inline shmem_queue_config_t comm_queue_cfg(shmem_op_type_t op = SHMEM_OP_ANY,
@@ -30,6 +50,18 @@ static inline shmem_queue_config_t comm_queue_cfg(shmem_op_type_t op = SHMEM_OP_
     c.max_elems = max;
     c.timeout_flush = timeout;
     c.pe_type = SHMEM_PE_ALL;
+    return c;
+}
+
+// A data-queue config: max_bytes per destination (0: default), elem-byte elements.
+static inline shmem_queue_config_t data_queue_cfg(uint64_t max_bytes, size_t elem)
+{
+    shmem_queue_config_t c;
+    std::memset(&c, 0, sizeof c);
+    c.qtype = SHMEM_QUEUE_DATA;
+    c.max_bytes = max_bytes;
+    c.data_elem_size = elem;
+    c.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
     return c;
 }
 
