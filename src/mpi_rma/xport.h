@@ -26,7 +26,7 @@
  * node (shmemi.amo_direct) or off-node operations take AM (shmemi.offnode_am): then every
  * atomic on a node's memory is a CPU atomic of that node (by the origin on the node, by
  * the node's server for the others) and no MPI accumulate touches the heap or the data
- * segment (the comm queue's atomic bursts to other nodes go through AM too,
+ * segment (the comm queue's bursts to other nodes, of every kind, go through AM too,
  * shmemi_xp_burst). Otherwise (SHMEMQ_OFFNODE=mpi, or node memory not mapped) every atomic
  * goes through MPI, node peers' included. shmemi_xp_amo_node is the one place that rule
  * lives (the queue asks it too).
@@ -123,8 +123,9 @@ void shmemi_mpi_strided(const char *routine, const shmemi_target_t *t, int is_ge
 void shmemi_mpi_quiet(const char *routine, const struct shmemq_ctx *c);
 void shmemi_mpi_quiet_rank(const char *routine, const struct shmemq_ctx *c, int rank);
 
-/* Bursts (xport_mpi_burst.c): a vector of one kind of operation to one PE's region, as
- * one MPI call; the comm queue issues its chunks so (src/queue/cq_rma.c). Region terms:
+/* Bursts (xport_mpi_burst.c; xport_am.c when shmemi.offnode_am): a vector of one kind of
+ * operation to one PE's region, as one MPI call or one AM request; the comm queue issues
+ * its chunks so (src/queue/cq_rma.c). Region terms:
  * 0 heap, 1 data, offsets from that region's base. */
 enum {
     SHMEMI_XB_ATOMICS,    /* n non-fetching atomics op on elements of type: disp, operands */
@@ -295,13 +296,16 @@ static inline void shmemi_xp_quiet_rank(const char *routine, const struct shmemq
     shmemi_mpi_quiet_rank(routine, c, rank);
 }
 
-/* The comm queue's bursts (cq_rma.c): atomic bursts to another node go through AM when
- * the atomic domain is per node (no MPI accumulate may touch node memory then); the rest
- * through MPI. Completion: shmemi_xp_burst_flush. */
+/* The comm queue's bursts (cq_rma.c; node peers take the node path, cq_node.c, so these
+ * go off the node): every kind goes through AM when off-node operations do
+ * (shmemi.offnode_am): the atomic domain is per node then (no MPI accumulate may touch node
+ * memory), and the target's server applies puts and answers gets without the target PE
+ * entering MPI, which passive-target RMA needs on some MPIs (issue 21). Otherwise MPI.
+ * Completion: shmemi_xp_burst_flush (AM get bursts are complete on return). */
 static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burst_scratch_t *sc,
                                      shmemi_xp_status_t *st)
 {
-    if (b->kind == SHMEMI_XB_ATOMICS && shmemi.offnode_am)
+    if (shmemi.offnode_am) /* a node peer's burst would be served right too, by our leader */
         return shmemi_am_burst(b, st);
     return shmemi_mpi_burst(b, sc, st);
 }

@@ -532,34 +532,136 @@ void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get
         batch_wait(&g);
 }
 
-/* ---- the comm queue's atomic bursts ---- */
+/* ---- the comm queue's bursts ---- */
+
+/* The first failure is noted in st: the queue returns an error (SHMEM_QUEUE_ERR_MPI). */
+static void burst_note(shmemi_xp_status_t *st, int rc, const char *call)
+{
+    if (rc != MPI_SUCCESS && st->rc == 0) {
+        st->rc = rc;
+        st->call = call;
+    }
+}
+
+/* Bytes of a PUTS record stream of n records, and the payload bytes in it. */
+static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
+{
+    size_t off = 0;
+    *bytes = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t len;
+        memcpy(&len, p + off + 8, 8);
+        *bytes += len;
+        off += 16 + ((len + 7) & ~(uint64_t)7);
+    }
+    return off;
+}
+
+/* A get burst: the request with a reply slot, then wait for the values (in record order)
+ * and scatter them to the local addresses. Waiting runs no progress hook (no_hooks): the
+ * queue is in the middle of its own state changes. Returns the data bytes. */
+static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
+{
+    int server = shmemi_am.server[b->pe];
+    int typed = b->kind == SHMEMI_XB_TYPED_GETS;
+    const void *req = typed ? (const void *)b->disp : (const void *)b->records;
+    size_t nreq = (size_t)b->n * (typed ? 8 : 24), total = 0;
+    if (typed)
+        total = (size_t)b->n * b->esize;
+    else
+        for (uint32_t i = 0; i < b->n; i++) {
+            uint64_t len;
+            memcpy(&len, b->records + (size_t)i * 24 + 8, 8);
+            total += len;
+        }
+    if (total > (size_t)INT32_MAX)
+        shmemi_fatal(am_routine, "get burst of %zu bytes", total);
+    unsigned char *in = malloc(total ? total : 1);
+    if (!in)
+        shmemi_fatal(am_routine, "out of memory (%zu bytes)", total);
+    pthread_mutex_lock(&o.lock);
+    int s = slot_get();
+    o.result[s] = NULL;
+    post_reply(s, server, in, total);
+    h->tag = s + 1;
+    int rc = try_send_req(server, h, req, nreq, NULL, 0);
+    if (rc != MPI_SUCCESS) { /* nothing will answer: withdraw the receive */
+        MPI_Cancel(&o.req[s]);
+        MPI_Wait(&o.req[s], MPI_STATUS_IGNORE);
+        slot_put(s);
+    }
+    pthread_mutex_unlock(&o.lock);
+    if (rc != MPI_SUCCESS) {
+        free(in);
+        burst_note(st, rc, "MPI_Isend");
+        return 0;
+    }
+    no_hooks = 1;
+    wait_req(&o.req[s], 0);
+    no_hooks = 0;
+    pthread_mutex_lock(&o.lock);
+    slot_put(s);
+    pthread_mutex_unlock(&o.lock);
+    size_t at = 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint64_t local, len = b->esize;
+        if (typed) {
+            memcpy(&local, b->elems + (size_t)i * 8, 8);
+        } else {
+            memcpy(&len, b->records + (size_t)i * 24 + 8, 8);
+            memcpy(&local, b->records + (size_t)i * 24 + 16, 8);
+        }
+        if (len)
+            memcpy((void *)(uintptr_t)local, in + at, len);
+        at += len;
+    }
+    free(in);
+    return total;
+}
 
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
 {
     am_req_t h;
     memset(&h, 0, sizeof h);
-    h.kind = AM_BURST;
     h.region = (uint8_t)b->region;
     h.size = (uint8_t)b->esize;
-    h.op = (uint8_t)b->op;
     h.pe = b->pe;
     h.len = b->n;
-    size_t nd = (size_t)b->n * 8, ne = (size_t)b->n * b->esize;
+    const void *a = b->disp, *e = b->elems;
+    size_t na = (size_t)b->n * 8, ne = (size_t)b->n * b->esize, bytes = ne;
+    switch (b->kind) {
+    case SHMEMI_XB_ATOMICS:
+        h.kind = AM_BURST;
+        h.op = (uint8_t)b->op;
+        break;
+    case SHMEMI_XB_TYPED_PUTS:
+        h.kind = AM_BTPUT;
+        break;
+    case SHMEMI_XB_PUTS:
+        h.kind = AM_BPUT;
+        a = b->records;
+        na = puts_stream(b->records, b->n, &bytes);
+        e = NULL;
+        ne = 0;
+        break;
+    case SHMEMI_XB_TYPED_GETS:
+        h.kind = AM_BTGET;
+        return burst_get(b, &h, st);
+    default:
+        h.kind = AM_BGET;
+        return burst_get(b, &h, st);
+    }
     pthread_mutex_lock(&o.lock);
-    /* the queue returns an error instead (SHMEM_QUEUE_ERR_MPI): the first one is noted */
-    int rc = try_send_req(shmemi_am.server[b->pe], &h, b->disp, nd, b->elems, ne);
+    int rc = try_send_req(shmemi_am.server[b->pe], &h, a, na, e, ne);
     pthread_mutex_unlock(&o.lock);
     if (rc != MPI_SUCCESS) {
-        if (st->rc == 0) {
-            st->rc = rc;
-            st->call = "MPI_Isend";
-        }
+        burst_note(st, rc, "MPI_Isend");
         return 0;
     }
     no_hooks = 1;
     throttle(shmemi_am.server[b->pe]);
     no_hooks = 0;
-    return ne;
+    return bytes;
 }
 
 /* ---- the choice, set-up and shutdown ---- */

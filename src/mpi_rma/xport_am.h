@@ -40,9 +40,11 @@ void shmemi_am_quiet(void);
 /* Everything sent to world PE pe's server is applied (and every nbi result is in). */
 void shmemi_am_quiet_pe(int pe);
 
-/* The comm queue's atomic bursts to a PE off the node (xport.h, shmemi_xp_burst):
- * copied into one request, so the caller's buffer is free on return; complete at
- * shmemi_am_quiet_pe(b->pe). Returns the operand bytes sent. */
+/* The comm queue's bursts to a PE off the node (xport.h, shmemi_xp_burst), one request
+ * each: atomics and puts are copied into it, so the caller's buffer is free on return, and
+ * complete at shmemi_am_burst_quiet(b->pe); gets wait for their reply and have put every
+ * value at its local address on return. Returns the data bytes moved (0 and st noted if
+ * the send failed). */
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st);
 /* The queue's completion of its bursts to PE pe (all: pe < 0): as shmemi_am_quiet_pe, but
  * waiting runs no progress hook (the queue is in the middle of its own state changes). */

@@ -26,8 +26,14 @@ enum {
     AM_GET,     /* reply: len bytes */
     AM_FLUSH,   /* reply: empty, once every earlier request of the origin is applied */
     AM_BURST,   /* the comm queue's burst: len displacements, then len operands of size */
-    AM_PUTS     /* strided put: value blocks of len bytes packed, the k-th to off + k * cond
+    AM_PUTS,    /* strided put: value blocks of len bytes packed, the k-th to off + k * cond
                    (cond an int64 stride) */
+    /* The comm queue's put and get bursts (shmemi_xp_burst_t), len records each, one
+     * request per burst; gets answer with the bytes of every record, in record order. */
+    AM_BTPUT,   /* typed puts: len displacements, then len values of size bytes */
+    AM_BPUT,    /* puts: the record stream {disp, len, payload padded to 8} */
+    AM_BTGET,   /* typed gets: len displacements; reply: len values of size bytes */
+    AM_BGET     /* gets: the records {disp, len, local address}; reply: the payloads packed */
 };
 
 typedef struct {

@@ -47,16 +47,9 @@ static void reap_replies(int all)
     sv.n_replies = k;
 }
 
-/* Send n bytes from src (copied) to origin with tag. */
-static void reply(int origin, int tag, const void *src, size_t n)
+/* Send n bytes of copy (malloc'd or NULL; freed once sent) to origin with tag. */
+static void reply_owned(int origin, int tag, void *copy, size_t n)
 {
-    void *copy = NULL;
-    if (n) {
-        copy = malloc(n);
-        if (!copy)
-            shmemi_fatal(routine, "out of memory (%zu bytes)", n);
-        memcpy(copy, src, n);
-    }
     if (sv.n_replies == sv.cap_replies) {
         reap_replies(0);
         if (sv.n_replies == sv.cap_replies) {
@@ -75,6 +68,19 @@ static void reply(int origin, int tag, const void *src, size_t n)
     sv.replies[sv.n_replies++].buf = copy;
 }
 
+/* Send n bytes from src (copied) to origin with tag. */
+static void reply(int origin, int tag, const void *src, size_t n)
+{
+    void *copy = NULL;
+    if (n) {
+        copy = malloc(n);
+        if (!copy)
+            shmemi_fatal(routine, "out of memory (%zu bytes)", n);
+        memcpy(copy, src, n);
+    }
+    reply_owned(origin, tag, copy, n);
+}
+
 /* The target bytes [off, off+len) of PE pe's region as mapped here; a request that does
  * not fit is a protocol error (origins check their arguments before sending). */
 static char *at(const am_req_t *h, uint64_t off, uint64_t len, int origin)
@@ -88,6 +94,87 @@ static char *at(const am_req_t *h, uint64_t off, uint64_t len, int origin)
                               "served here", origin, (int)h->pe, (int)h->region,
                      (unsigned long long)off, (unsigned long long)len);
     return base + off;
+}
+
+static void bad_burst(int origin)
+{
+    shmemi_fatal(routine, "malformed put/get burst from PE %d", origin);
+}
+
+/* The comm queue's put and get bursts (AM_BTPUT .. AM_BGET, xport_am_proto.h); pl holds
+ * plen bytes after the header. Gets answer with the values in record order. */
+static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen, int origin)
+{
+    uint64_t cnt = h->len;
+    size_t es = h->size;
+    switch (h->kind) {
+    case AM_BTPUT:
+    case AM_BTGET: {
+        if (es == 0 || cnt > plen / 8)
+            bad_burst(origin);
+        if (h->kind == AM_BTPUT ? plen - cnt * 8 != cnt * es : plen != cnt * 8)
+            bad_burst(origin);
+        unsigned char *out = NULL;
+        if (h->kind == AM_BTGET && cnt && !(out = malloc(cnt * es)))
+            shmemi_fatal(routine, "out of memory");
+        for (uint64_t i = 0; i < cnt; i++) {
+            uint64_t d;
+            memcpy(&d, pl + i * 8, 8);
+            char *p = at(h, d, es, origin);
+            if (out)
+                memcpy(out + i * es, p, es);
+            else
+                memcpy(p, pl + cnt * 8 + i * es, es);
+        }
+        if (h->kind == AM_BTGET)
+            reply_owned(origin, h->tag, out, cnt * es);
+        return;
+    }
+    case AM_BPUT: {
+        const unsigned char *p = pl, *end = pl + plen;
+        for (uint64_t i = 0; i < cnt; i++) {
+            uint64_t d, len;
+            if ((size_t)(end - p) < 16)
+                bad_burst(origin);
+            memcpy(&d, p, 8);
+            memcpy(&len, p + 8, 8);
+            if (len > (size_t)(end - p) - 16)
+                bad_burst(origin);
+            memcpy(at(h, d, len, origin), p + 16, len);
+            uint64_t step = 16 + ((len + 7) & ~(uint64_t)7);
+            p = step > (size_t)(end - p) ? end : p + step; /* the last pad may be cut */
+        }
+        if (p != end)
+            bad_burst(origin);
+        return;
+    }
+    case AM_BGET: {
+        if (cnt > plen / 24 || plen != cnt * 24)
+            bad_burst(origin);
+        size_t total = 0;
+        for (uint64_t i = 0; i < cnt; i++) {
+            uint64_t d, len;
+            memcpy(&d, pl + i * 24, 8);
+            memcpy(&len, pl + i * 24 + 8, 8);
+            at(h, d, len, origin); /* checks the range before anything is summed */
+            total += len;
+        }
+        unsigned char *out = total ? malloc(total) : NULL;
+        if (total && !out)
+            shmemi_fatal(routine, "out of memory (%zu bytes)", total);
+        size_t o = 0;
+        for (uint64_t i = 0; i < cnt; i++) {
+            uint64_t d, len;
+            memcpy(&d, pl + i * 24, 8);
+            memcpy(&len, pl + i * 24 + 8, 8);
+            if (len)
+                memcpy(out + o, at(h, d, len, origin), len);
+            o += len;
+        }
+        reply_owned(origin, h->tag, out, total);
+        return;
+    }
+    }
 }
 
 static void apply(const unsigned char *msg, size_t n, int origin)
@@ -144,6 +231,12 @@ static void apply(const unsigned char *msg, size_t n, int origin)
             memcpy(at(&h, h.off + (uint64_t)((int64_t)k * rs), blk, origin), pl + k * blk, blk);
         break;
     }
+    case AM_BTPUT:
+    case AM_BPUT:
+    case AM_BTGET:
+    case AM_BGET:
+        apply_burst(&h, pl, n - sizeof h, origin);
+        break;
     default:
         shmemi_fatal(routine, "unknown request kind %d from PE %d", (int)h.kind, origin);
     }

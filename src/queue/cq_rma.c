@@ -1,6 +1,6 @@
 /* cq_rma.c: the comm queue's RMA path: a chunk leaves as one burst of the MPI transport
- * (xport.h, shmemi_xp_burst: one MPI call with indexed datatypes; atomic bursts to
- * another node are one AM request when xport.h says so, the atomic domain). Here only the queue's
+ * (xport.h, shmemi_xp_burst: one MPI call with indexed datatypes; bursts to another node
+ * are one AM request when xport.h says so: the atomic domain, and no wait for the target). Here only the queue's
  * bookkeeping: which regions are dirty, the PEs sent to, the chunks whose buffers MPI
  * still reads, the cap on unflushed operations.
  * Completion flushes the regions the queue touched for each PE it sent to (q->rma_pes);

@@ -82,8 +82,8 @@ int main(int argc, char **argv)
     const char *cq = path && strcmp(path, "am") == 0
                          ? "am (SHMEMQ_COMM_PATH=am): batches applied by the target"
                          : shmemi_am_on()
-                         ? "rma: one MPI call per put/get burst; atomic bursts as one AM request "
-                           "each, applied by the target's node (one atomic domain per node)"
+                         ? "rma: bursts off the node as one AM request each, applied by the "
+                           "target's node (one atomic domain per node)"
                          : "rma: one MPI call per burst, completed by MPI progress even while "
                            "the target waits in MPI";
     if (shmem_my_pe() == 0) {
