@@ -288,4 +288,120 @@ TEST(OffNode, GetsAndStridedExact)
     shmem_free(buf);
 }
 
+// The PE that PE p's comm queue targets: a PE of another node that is not its node's
+// leader when there is one (the server applies for it while it spins), else any PE of
+// another node, else (one node) the right neighbour. leader[q]: world PE of q's node's
+// leader.
+int queue_target(int p, const std::vector<int> &leader)
+{
+    const int n = (int)leader.size();
+    int other = -1;
+    for (int k = 1; k < n; k++) {
+        const int q = (p + k) % n;
+        if (leader[(size_t)q] == leader[(size_t)p])
+            continue;
+        if (q != leader[(size_t)q])
+            return q;
+        if (other < 0)
+            other = q;
+    }
+    return other >= 0 ? other : (p + 1) % n;
+}
+
+// Every PE queues typed long puts, pushmem puts of odd lengths (3 and 13 bytes) and gets
+// of both kinds to a PE of another node (not its leader if possible), flushes, raises a
+// flag with an atomic set; the target spins on plain loads for the flag of each of its
+// origins and checks every value, the origin every value it got (issue 21: through MPI
+// RMA the puts waited for the spinning target to enter MPI).
+TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int N = 1000, K = 300, B = K * 16;
+    const bool spin = spin_servable();
+    int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+    ASSERT_GE(mylead, 0);
+    std::vector<int> leader((size_t)n);
+    MPI_Allgather(&mylead, 1, MPI_INT, leader.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    const int t = queue_target(me, leader);
+    long *tl = (long *)shmem_calloc((size_t)n * N, sizeof(long));
+    unsigned char *tb = (unsigned char *)shmem_calloc((size_t)n * B, 1);
+    long *flags = (long *)shmem_calloc((size_t)n, sizeof(long));
+    long *sl = (long *)shmem_malloc((size_t)N * sizeof(long));
+    unsigned char *sb = (unsigned char *)shmem_malloc((size_t)B);
+    ASSERT_TRUE(tl && tb && flags && sl && sb);
+    for (int i = 0; i < N; i++)
+        sl[i] = me * 1000003L + 7L * i;
+    for (int i = 0; i < B; i++)
+        sb[i] = (unsigned char)(me * 29 + i * 11 + 1);
+    auto len_of = [](int k) { return k % 2 ? (size_t)3 : (size_t)13; };
+    shmem_barrier_all();
+
+    shmem_queue_t q;
+    shmem_queue_config_t c = comm_queue_cfg();
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    // One node's PEs push at a time, so their targets (on other nodes) spin without
+    // entering the library meanwhile: nothing else would complete MPI RMA for them.
+    std::vector<int> leads(leader);
+    std::sort(leads.begin(), leads.end());
+    leads.erase(std::unique(leads.begin(), leads.end()), leads.end());
+    for (int lead : leads) {
+        if (mylead == lead) { // origins: push, flush, flag; check what came back
+            std::vector<long> gl((size_t)N, -1);
+            std::vector<unsigned char> gb((size_t)B, 0);
+            for (int i = 0; i < N; i++) {
+                const long v = me * 1000003L + 5L * i + 1;
+                ASSERT_EQ(shmem_long_queue_comm_push(q, &tl[(size_t)me * N + i], &v, 1, t, SHMEM_OP_PUT), 0);
+            }
+            for (int k = 0; k < K; k++) {
+                unsigned char v[13];
+                for (size_t j = 0; j < len_of(k); j++)
+                    v[j] = (unsigned char)(me * 13 + k * 3 + j + 1);
+                ASSERT_EQ(shmem_queue_comm_pushmem(q, &tb[(size_t)me * B + (size_t)k * 16 + 1], v,
+                                                   len_of(k), t, SHMEM_OP_PUT), 0);
+            }
+            for (int i = 0; i < N; i++)
+                ASSERT_EQ(shmem_long_queue_comm_push(q, &gl[(size_t)i], &sl[i], 1, t, SHMEM_OP_GET), 0);
+            for (int k = 0; k < K; k++)
+                ASSERT_EQ(shmem_queue_comm_pushmem(q, &gb[(size_t)k * 16 + 2], &sb[k * 16 + 2], len_of(k),
+                                                   t, SHMEM_OP_GET), 0);
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+            shmem_long_atomic_set(&flags[me], 1, t);
+            shmem_quiet();
+
+            for (int i = 0; i < N; i++)
+                ASSERT_EQ(gl[(size_t)i], t * 1000003L + 7L * i) << "get " << i << " from " << t;
+            for (int k = 0; k < K; k++)
+                for (size_t j = 0; j < 16; j++) {
+                    const size_t at = (size_t)k * 16 + j;
+                    const bool in = j >= 2 && j < 2 + len_of(k);
+                    ASSERT_EQ(gb[at], in ? (unsigned char)(t * 29 + at * 11 + 1) : 0) << "byte " << at;
+                }
+        }
+        for (int o = 0; o < n; o++) {
+            if (leader[(size_t)o] != lead || queue_target(o, leader) != me)
+                continue;
+            if (spin)
+                ASSERT_TRUE(spin_until(&flags[o], 1L)) << "flag of PE " << o << " never came";
+            else
+                shmem_long_wait_until(&flags[o], SHMEM_CMP_EQ, 1);
+            for (int i = 0; i < N; i++)
+                ASSERT_EQ(tl[(size_t)o * N + i], o * 1000003L + 5L * i + 1) << "PE " << o << " put " << i;
+            for (int k = 0; k < K; k++)
+                for (size_t j = 0; j < 16; j++) {
+                    const bool in = j >= 1 && j < 1 + len_of(k);
+                    ASSERT_EQ(tb[(size_t)o * B + (size_t)k * 16 + j],
+                              in ? (unsigned char)(o * 13 + k * 3 + (j - 1) + 1) : 0)
+                        << "PE " << o << " record " << k << " byte " << j;
+                }
+        }
+        shmem_barrier_all();
+    }
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_free(sb);
+    shmem_free(sl);
+    shmem_free(flags);
+    shmem_free(tb);
+    shmem_free(tl);
+}
+
 } // namespace
