@@ -308,8 +308,8 @@ int queue_target(int p, const std::vector<int> &leader)
     return other >= 0 ? other : (p + 1) % n;
 }
 
-// Every PE queues typed long puts, pushmem puts of odd lengths (3 and 13 bytes) and gets
-// of both kinds to a PE of another node (not its leader if possible), flushes, raises a
+// Every PE queues typed long puts, pushmem puts of odd lengths (3 and 13 bytes, and one
+// over a chunk) and gets of both kinds to a PE of another node (not its leader if possible), flushes, raises a
 // flag with an atomic set; the target spins on plain loads for the flag of each of its
 // origins and checks every value, the origin every value it got (issue 21: through MPI
 // RMA the puts waited for the spinning target to enter MPI).
@@ -317,6 +317,7 @@ TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
     const int N = 1000, K = 300, B = K * 16;
+    const size_t BIG = 70001; // over a 64 KiB chunk: issued directly, not as a burst
     const bool spin = spin_servable();
     int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
     ASSERT_GE(mylead, 0);
@@ -328,7 +329,11 @@ TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
     long *flags = (long *)shmem_calloc((size_t)n, sizeof(long));
     long *sl = (long *)shmem_malloc((size_t)N * sizeof(long));
     unsigned char *sb = (unsigned char *)shmem_malloc((size_t)B);
-    ASSERT_TRUE(tl && tb && flags && sl && sb);
+    unsigned char *tbig = (unsigned char *)shmem_calloc((size_t)n * BIG, 1);
+    unsigned char *sbig = (unsigned char *)shmem_malloc(BIG);
+    ASSERT_TRUE(tl && tb && flags && sl && sb && tbig && sbig);
+    for (size_t i = 0; i < BIG; i++)
+        sbig[i] = (unsigned char)(me * 3 + i * 7 + 2);
     for (int i = 0; i < N; i++)
         sl[i] = me * 1000003L + 7L * i;
     for (int i = 0; i < B; i++)
@@ -347,7 +352,12 @@ TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
     for (int lead : leads) {
         if (mylead == lead) { // origins: push, flush, flag; check what came back
             std::vector<long> gl((size_t)N, -1);
-            std::vector<unsigned char> gb((size_t)B, 0);
+            std::vector<unsigned char> gb((size_t)B, 0), gbig(BIG, 0), pbig(BIG);
+            for (size_t i = 0; i < BIG; i++)
+                pbig[i] = (unsigned char)(me * 5 + i * 3 + 1);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &tbig[(size_t)me * BIG], pbig.data(), BIG, t,
+                                               SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, gbig.data(), sbig, BIG, t, SHMEM_OP_GET), 0);
             for (int i = 0; i < N; i++) {
                 const long v = me * 1000003L + 5L * i + 1;
                 ASSERT_EQ(shmem_long_queue_comm_push(q, &tl[(size_t)me * N + i], &v, 1, t, SHMEM_OP_PUT), 0);
@@ -376,6 +386,8 @@ TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
                     const bool in = j >= 2 && j < 2 + len_of(k);
                     ASSERT_EQ(gb[at], in ? (unsigned char)(t * 29 + at * 11 + 1) : 0) << "byte " << at;
                 }
+            for (size_t i = 0; i < BIG; i++)
+                ASSERT_EQ(gbig[i], (unsigned char)(t * 3 + i * 7 + 2)) << "big get byte " << i;
         }
         for (int o = 0; o < n; o++) {
             if (leader[(size_t)o] != lead || queue_target(o, leader) != me)
@@ -393,10 +405,15 @@ TEST(OffNode, QueuePutsAndGetsToSpinningNonLeader)
                               in ? (unsigned char)(o * 13 + k * 3 + (j - 1) + 1) : 0)
                         << "PE " << o << " record " << k << " byte " << j;
                 }
+            for (size_t i = 0; i < BIG; i++)
+                ASSERT_EQ(tbig[(size_t)o * BIG + i], (unsigned char)(o * 5 + i * 3 + 1))
+                    << "PE " << o << " big put byte " << i;
         }
         shmem_barrier_all();
     }
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_free(sbig);
+    shmem_free(tbig);
     shmem_free(sb);
     shmem_free(sl);
     shmem_free(flags);

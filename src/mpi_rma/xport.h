@@ -309,6 +309,18 @@ static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burs
         return shmemi_am_burst(b, st);
     return shmemi_mpi_burst(b, sc, st);
 }
+/* The comm queue's one put (done SHMEMI_XP_LOCAL) or get (SHMEMI_XP_NBI) too big for a
+ * chunk (cq_push.c): AM off the node as the bursts, else MPI. Complete at
+ * shmemi_xp_burst_flush. */
+static inline void shmemi_xp_region_bytes(int is_get, void *buf, size_t len, int pe, int region,
+                                          uint64_t disp, int done, shmemi_xp_status_t *st)
+{
+    if (shmemi.offnode_am) {
+        shmemi_am_burst_bytes(is_get, buf, len, pe, region, disp);
+        return;
+    }
+    shmemi_mpi_region_bytes(is_get, buf, len, pe, region, disp, done, st);
+}
 static inline void shmemi_xp_burst_flush(const int dirty[2], int pe, int local_only,
                                          shmemi_xp_status_t *st)
 {

@@ -619,6 +619,21 @@ static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_statu
     return total;
 }
 
+void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region, uint64_t off)
+{
+    shmemi_target_t t;
+    memset(&t, 0, sizeof t);
+    t.rank = pe;
+    t.region = region;
+    t.off = (uintptr_t)off;
+    no_hooks = 1; /* the throttle's wait: the queue is in the middle of its state changes */
+    if (is_get)
+        get_bytes(&t, off, buf, len, NULL); /* complete at shmemi_am_burst_quiet */
+    else
+        put_bytes(&t, off, buf, len); /* copied: buf is free on return */
+    no_hooks = 0;
+}
+
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
 {
     am_req_t h;

@@ -46,6 +46,9 @@ void shmemi_am_quiet_pe(int pe);
  * value at its local address on return. Returns the data bytes moved (0 and st noted if
  * the send failed). */
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st);
+/* The comm queue's one put or get too big for a chunk (len bytes at offset off of PE pe's
+ * region): a put is copied out on return, a get lands by shmemi_am_burst_quiet(pe). */
+void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region, uint64_t off);
 /* The queue's completion of its bursts to PE pe (all: pe < 0): as shmemi_am_quiet_pe, but
  * waiting runs no progress hook (the queue is in the middle of its own state changes). */
 void shmemi_am_burst_quiet(int pe);

@@ -187,7 +187,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
 }
 
 /* PUT/GET record: {disp, len, payload | local address}. Too big for a chunk: issued
- * directly by the MPI transport (a PUT's src is reusable on return). */
+ * directly by the transport (xport.h; a PUT's src is reusable on return). */
 static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, void *local,
                      const void *payload, size_t len)
 {
@@ -195,9 +195,9 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     if (rec > q->cbytes || len > (size_t)INT_MAX) {
         cq_mpirc_t st = {0, NULL};
         if (slot == CQ_S_PUT)
-            shmemi_mpi_region_bytes(0, (void *)payload, len, pe, win, disp, SHMEMI_XP_LOCAL, &st);
+            shmemi_xp_region_bytes(0, (void *)payload, len, pe, win, disp, SHMEMI_XP_LOCAL, &st);
         else
-            shmemi_mpi_region_bytes(1, local, len, pe, win, disp, SHMEMI_XP_NBI, &st);
+            shmemi_xp_region_bytes(1, local, len, pe, win, disp, SHMEMI_XP_NBI, &st);
         note_pe(q, pe);
         cq_rma_note_pe(q, pe);
         q->rma_dirty[win] = 1;
