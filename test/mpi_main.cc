@@ -64,11 +64,17 @@ int main(int argc, char **argv)
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &mpi_provided) != MPI_SUCCESS)
         return 2;
 #endif
+#ifdef SHMEMQ_TEST_THREAD_SINGLE
+    // As most OpenSHMEM programs start: shmem_init, SHMEM_THREAD_SINGLE. The library may
+    // then apply incoming work with plain loads and stores where no other thread runs.
+    shmem_init();
+#else
     int provided = 0;
     if (shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided) != 0) {
         std::fprintf(stderr, "shmem_init_thread failed\n");
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
+#endif
     int rank = shmem_my_pe();
     auto &listeners = ::testing::UnitTest::GetInstance()->listeners();
     if (rank != 0)

@@ -148,8 +148,12 @@ void cq_am_init(void)
     const char *e = getenv("SHMEMQ_CHUNK_BYTES");
     if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
         cq_chunk_bytes = cb & ~(size_t)63;
-    /* another thread may apply batches or run MPI's accumulate handlers meanwhile */
-    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE || shmemi_agent_planned();
+    /* Plain read-modify-writes only when nothing else can write this PE's memory while
+     * its thread applies a batch: another thread of this PE (THREAD_MULTIPLE, the node
+     * agent), or a node peer, which applies its bursts and AMOs with CPU atomics here
+     * (and, when the job spans nodes, the leader's agent serving other nodes for us). */
+    cq_atomic_apply = shmemi.thread_level == SHMEM_THREAD_MULTIPLE || shmemi_agent_planned() ||
+                      shmemi.node_size > 1;
     void *v;
     int flag = 0;
     MPI_Comm_get_attr(shmemi.queue_comm, MPI_TAG_UB, &v, &flag);

@@ -6,9 +6,10 @@
  * Atomicity: batches are applied by this PE's thread inside a library call. MPICH ch4
  * applies MPI accumulates (shmem_atomic_*) the same way, inside MPI calls of this
  * process, so below SHMEM_THREAD_MULTIPLE the two never run at once and plain
- * read-modify-writes are atomic with respect to each other. Under THREAD_MULTIPLE (and
- * for node bursts, which race with the peer's own updates) the adds use __atomic
- * builtins; see docs/queues_design.md for the remaining rule. */
+ * read-modify-writes are atomic with respect to each other, but only when nothing else
+ * writes here: under THREAD_MULTIPLE, with the node agent in this process, with node
+ * peers (their bursts and AMOs are CPU atomics on this memory) and for node bursts the
+ * adds use __atomic builtins (am.c sets cq_atomic_apply); docs/queues_design.md. */
 #include "comm_queue.h"
 
 int cq_atomic_apply;
