@@ -192,6 +192,50 @@ TEST(CollHier, BackToBack)
     shmem_barrier_all();
 }
 
+// Under auto, the first calls of each kind and size class alternate hierarchical and flat
+// data paths and the leaders then agree on one (coll_hier.c, the measured choice): many
+// calls of two sizes per kind, interleaved, exact on every call before, at and after the
+// decision, on every auto team (world copy, odd split, stride 2, reversed).
+TEST(CollHier, MeasuredChoiceKeepsValuesExact)
+{
+    int n = shmem_n_pes();
+    const size_t SIZES[2] = {8, 4096}; // longs: 64 B and 32 KiB (past one slot)
+    Sym s(SIZES[1] * n * sizeof(long)), d(SIZES[1] * n * sizeof(long));
+    long *src = s.as<long>(), *dst = d.as<long>();
+    for (auto &h : g_teams->all) {
+        if (h.t == SHMEM_TEAM_INVALID || h.name.find("auto") == std::string::npos)
+            continue;
+        SCOPED_TRACE(h.name);
+        int me = shmem_team_my_pe(h.t), tn = shmem_team_n_pes(h.t);
+        long wrong = 0;
+        for (int r = 0; r < 3 * 2 * 20; r++) { // 20 calls per kind and size: 8 are trials
+            size_t cnt = SIZES[(r / 3) % 2];
+            for (size_t k = 0; k < cnt; k++)
+                src[k] = (long)(me * 100000 + r * 10 + (long)k);
+            switch (r % 3) {
+            case 0:
+                ASSERT_EQ(shmem_long_sum_reduce(h.t, dst, src, cnt), 0);
+                for (size_t k = 0; k < cnt; k++)
+                    wrong += dst[k] != (long)tn * (tn - 1) / 2 * 100000 + (long)tn * (r * 10 + (long)k);
+                break;
+            case 1:
+                ASSERT_EQ(shmem_long_broadcast(h.t, dst, src, cnt, r % tn), 0);
+                for (size_t k = 0; k < cnt; k++)
+                    wrong += dst[k] != (long)((r % tn) * 100000 + r * 10 + (long)k);
+                break;
+            case 2:
+                ASSERT_EQ(shmem_long_fcollect(h.t, dst, src, cnt), 0);
+                for (int i = 0; i < tn; i++)
+                    for (size_t k = 0; k < cnt; k++)
+                        wrong += dst[i * cnt + k] != (long)(i * 100000 + r * 10 + (long)k);
+                break;
+            }
+            ASSERT_EQ(wrong, 0) << "call " << r;
+        }
+    }
+    shmem_barrier_all();
+}
+
 // One PE half a second late, a leader or not (first the last team PE, then team PE 0):
 // the others wait, progressing, and get the right values.
 TEST(CollHier, LatePE)

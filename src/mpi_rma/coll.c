@@ -165,7 +165,7 @@ int shmemi_coll_sync(const char *routine, const shmemi_coll_t *g)
 
 /* ---- engines ---- */
 
-int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
+static int coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
                       const void *source, size_t nbytes, int root, int write_root)
 {
     int bad = 0, am_root = g->me == root;
@@ -228,7 +228,16 @@ int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
     return 0;
 }
 
-int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest,
+int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
+                      const void *source, size_t nbytes, int root, int write_root)
+{
+    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
+    int rc = coll_bcast(routine, g, dest, source, nbytes, root, write_root);
+    shmemi_chier_timed(g, rc, t0, routine);
+    return rc;
+}
+
+static int coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest,
                          const void *source, size_t nbytes)
 {
     size_t total = mul(nbytes, (size_t)g->n);
@@ -277,6 +286,15 @@ int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
     }
     sync_windows();
     return 0;
+}
+
+int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest,
+                         const void *source, size_t nbytes)
+{
+    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
+    int rc = coll_fcollect(routine, g, dest, source, nbytes);
+    shmemi_chier_timed(g, rc, t0, routine);
+    return rc;
 }
 
 /* How many bytes in all collect may write at dest on this PE: what is left of dest's
@@ -495,7 +513,7 @@ static int reduction_buffers(const char *routine, const shmemi_coll_t *g, void *
     return dest == source;
 }
 
-int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
+static int coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
                        MPI_Op op, shmemi_rop_fn fn)
 {
@@ -525,6 +543,16 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
     }
     sync_windows();
     return 0;
+}
+
+int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
+                       const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                       MPI_Op op, shmemi_rop_fn fn)
+{
+    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
+    int rc = coll_reduce(routine, g, dest, source, count, esize, dt, op, fn);
+    shmemi_chier_timed(g, rc, t0, routine);
+    return rc;
 }
 
 /* Prefix sums; exclusive leaves the sum's identity (zero bits) on PE 0. */

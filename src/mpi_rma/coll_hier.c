@@ -27,16 +27,23 @@
 #include <limits.h>
 
 enum { H_BCAST, H_REDUCE, H_FCOLLECT, H_KINDS };
+enum { H_HIER = 0, H_FLAT = 1 }; /* the data path of a call */
 
-/* The auto rule: hierarchical up to these sizes (bytes; per PE for fcollect), flat
- * above; barriers and collect always (docs/collectives.md says why these sizes, and that
- * the loaded machine could not confirm them: bench/README.md). shmemi_chier_describe
- * prints the broadcast's as the three's. */
-static const size_t h_auto_max[H_KINDS] = {
-    [H_BCAST] = 1u << 20,
-    [H_REDUCE] = 1u << 20,
-    [H_FCOLLECT] = 1u << 20,
-};
+/* The auto choice is measured, per team, kind and size class (bytes rounded up to a
+ * power of two; per PE for fcollect): the leaders run the first H_TRIALS calls of each
+ * path, alternating, time each whole call (from entry to return, flat data movement
+ * included), and at the 2 H_TRIALS-th call agree with one allreduce among themselves on
+ * the slowest leader's total of each path; the faster path serves every later call of
+ * the class. Every leader makes the same calls in the same order, so they all agree at
+ * the same call and choose alike; the other PEs learn the path from the release.
+ * Barriers and collect are always hierarchical (no flat data step to compare). */
+enum { H_TRIALS = 4, H_CLASSES = 64 };
+
+typedef struct {
+    uint32_t calls;  /* trial calls timed so far (both paths) */
+    int8_t choice;   /* H_HIER or H_FLAT once measured; -1 before */
+    double t[2];     /* seconds, per path, this leader */
+} h_tune_t;
 
 struct shmemi_chier {
     struct shmemq_team node; /* the team's PEs on this node (comm, my_pe, n_pes, world_pe) */
@@ -50,7 +57,9 @@ struct shmemi_chier {
     int *first;     /* node -> its lowest team PE */
     int *count;     /* node -> its team PEs */
     int *team_pe;   /* node rank -> team PE, for this node */
-    size_t max[H_KINDS];
+    h_tune_t tune[H_KINDS][H_CLASSES];
+    h_tune_t *trial; /* the class whose trial path this leader's current call runs */
+    int trial_path;
 };
 
 /* ---- the setting and the choice ---- */
@@ -63,10 +72,29 @@ static int hier_mode(void)
     return s && strcmp(s, "0") == 0 ? 0 : s && strcmp(s, "1") == 0 ? 1 : 2;
 }
 
-static int h_pick(const struct shmemi_chier *h, int what, size_t bytes)
+static int size_class(size_t bytes)
 {
-    return h->forced || bytes <= h->max[what];
+    int k = 0;
+    while (k < H_CLASSES - 1 && ((size_t)1 << k) < bytes)
+        k++;
+    return k;
 }
+
+/* The leader, once the arguments are agreed: the path of this call of kind `what`. A
+ * trial call is timed by shmemi_chier_timed when the whole collective returns. */
+static int h_choose(struct shmemi_chier *h, int what, size_t bytes)
+{
+    if (h->forced)
+        return H_HIER;
+    h_tune_t *t = &h->tune[what][size_class(bytes)];
+    if (t->choice >= 0)
+        return t->choice;
+    h->trial = t;
+    h->trial_path = (int)(t->calls & 1) ? H_FLAT : H_HIER;
+    return h->trial_path;
+}
+
+static const char *kind_name[H_KINDS] = {"broadcast", "reduce", "fcollect"};
 
 static const char *team_name(const struct shmemq_team *team)
 {
@@ -81,14 +109,65 @@ void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n)
                  hier_mode() == 0 ? "SHMEMQ_COLL_HIER=0" : "one team PE per node");
         return;
     }
-    char lim[32] = "any size";
-    if (!h->forced)
-        snprintf(lim, sizeof lim, "<= %zu KiB", h->max[H_BCAST] >> 10);
     int fc = h->contiguous, co = h->contiguous && (size_t)h->team_n * 24 <= CN_CAP;
-    snprintf(buf, n, "hierarchical (%d nodes, <= %d PEs each; %s): barrier%s, "
-             "bcast/reduce%s %s, else flat MPI",
-             h->nnodes, h->maxper, h->forced ? "SHMEMQ_COLL_HIER=1" : "auto",
-             co ? ", collect" : "", fc ? "/fcollect" : "", lim);
+    int len = snprintf(buf, n, "hierarchical (%d nodes, <= %d PEs each; %s): barrier%s, "
+                       "bcast/reduce%s %s",
+                       h->nnodes, h->maxper, h->forced ? "SHMEMQ_COLL_HIER=1" : "auto",
+                       co ? ", collect" : "", fc ? "/fcollect" : "",
+                       h->forced ? "at any size"
+                                 : "hierarchical or flat MPI per size class, as measured by "
+                                   "the first calls (chosen so far:");
+    if (h->forced)
+        return;
+    int any = 0;
+    for (int k = 0; k < H_KINDS; k++)
+        for (int j = 0; j < H_CLASSES; j++)
+            if (h->tune[k][j].choice >= 0 && len > 0 && (size_t)len < n) {
+                len += snprintf(buf + len, n - (size_t)len, " %s<=%zuB %s", kind_name[k],
+                                (size_t)1 << j, h->tune[k][j].choice == H_HIER ? "hier" : "flat");
+                any = 1;
+            }
+    if (len > 0 && (size_t)len < n)
+        snprintf(buf + len, n - (size_t)len, "%s)", any ? "" : " none");
+}
+
+/* ---- the measured choice ---- */
+
+double shmemi_chier_clock(const shmemi_coll_t *g)
+{
+    return g->hier && !g->hier->forced ? shmemi_wtime() : 0;
+}
+
+void shmemi_chier_timed(const shmemi_coll_t *g, int rc, double t0, const char *routine)
+{
+    struct shmemi_chier *h = g->hier;
+    if (h == NULL || h->trial == NULL)
+        return; /* not a leader, or not a trial call */
+    h_tune_t *t = h->trial;
+    h->trial = NULL;
+    if (rc != 0)
+        return; /* refused or failed on every PE: not timed, tried again */
+    t->t[h->trial_path] += shmemi_wtime() - t0;
+    if (++t->calls < 2 * H_TRIALS)
+        return;
+    /* the leaders' verdict: the slowest leader's total of each path */
+    double mine[2] = {t->t[H_HIER], t->t[H_FLAT]}, all[2] = {mine[0], mine[1]};
+    MPI_Request req;
+    if (MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, h->leaders, &req) != MPI_SUCCESS ||
+        shmemi_agree_wait(&req, h->leaders, routine) != MPI_SUCCESS) {
+        all[0] = all[1] = 0; /* every leader sees the failure: hierarchical on all */
+        shmemi_debug(routine, "leaders' timing exchange failed: hierarchical from now on");
+    }
+    t->choice = all[H_HIER] <= all[H_FLAT] ? H_HIER : H_FLAT;
+    if (shmemi.debug && g->me == 0) {
+        int k = (int)((t - &h->tune[0][0]) / H_CLASSES), j = (int)((t - &h->tune[0][0]) % H_CLASSES);
+        fprintf(stderr, "[shmemq PE %d] %s: team of %d PEs spans nodes: %s of <= %zu B "
+                "measured over %d calls of each path: hierarchical %.2f us, flat %.2f us per "
+                "call (slowest leader): %s from now on\n",
+                shmemi.my_pe, routine, g->n, kind_name[k], (size_t)1 << j,
+                H_TRIALS, all[H_HIER] / H_TRIALS * 1e6, all[H_FLAT] / H_TRIALS * 1e6,
+                t->choice == H_HIER ? "hierarchical" : "flat MPI");
+    }
 }
 
 static void h_say(const struct shmemq_team *team, const char *routine, const char *what)
@@ -195,7 +274,8 @@ void shmemi_chier_setup(struct shmemq_team *team, const char *routine)
         MPI_Comm_set_errhandler(h->leaders, MPI_ERRORS_RETURN);
     h->c = shmemi_cn_alloc(&h->node, routine);
     for (int k = 0; k < H_KINDS; k++)
-        h->max[k] = h_auto_max[k];
+        for (int j = 0; j < H_CLASSES; j++)
+            h->tune[k][j].choice = -1;
     team->chier = h;
     if (shmemi.debug && team->my_pe == 0) {
         char buf[512];
@@ -241,7 +321,6 @@ static void h_gather(struct shmemi_chier *h, const shmemi_coll_t *ng, const char
 
 /* What a release says. */
 enum { H_OK = 0, H_REFUSED = 1, H_FAILED = 2 };
-enum { H_HIER = 0, H_FLAT = 1 };
 
 /* The leader posts (payload staged before) its verdict and the data path; the others
  * wait for it. Returns the leader's line. */
@@ -433,7 +512,8 @@ int shmemi_chier_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
                 memcpy(cn_out(c), part, nbytes); /* the group's copy */
                 if (!am_root)
                     memcpy(dest, part, nbytes);
-            } else if (!h_pick(h, H_BCAST, nbytes) || nbytes > shmemi_coll_limit()) {
+            } else if (nbytes > shmemi_coll_limit() ||
+                       (path = h_choose(h, H_BCAST, nbytes)) == H_FLAT) {
                 path = H_FLAT;
             } else {
                 char *buf = leader_root ? (char *)source : (char *)dest;
@@ -472,8 +552,10 @@ int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, 
         status = h_agree(h, routine, bad, kind, nbytes, 0, NULL, NULL, 0, &v);
         if (status == H_OK && nbytes) {
             /* Team order must be node after node, and byte counts ints. */
-            if (!h->contiguous || !h_pick(h, H_FCOLLECT, nbytes) || total > shmemi_coll_limit())
+            if (!h->contiguous || total > shmemi_coll_limit())
                 path = H_FLAT;
+            else
+                path = h_choose(h, H_FCOLLECT, nbytes);
         }
         if (status == H_OK && nbytes && path == H_HIER) {
             int *counts = malloc(sizeof(int) * 2 * (size_t)h->nnodes);
@@ -520,9 +602,8 @@ int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
     int status = H_OK, path = H_HIER;
     if (leader) {
         status = h_agree(h, routine, bad, kind, count, 0, NULL, NULL, 0, &v);
-        if (status == H_OK && count &&
-            (!h_pick(h, H_REDUCE, nbytes) || count > shmemi_coll_limit()))
-            path = H_FLAT;
+        if (status == H_OK && count)
+            path = count > shmemi_coll_limit() ? H_FLAT : h_choose(h, H_REDUCE, nbytes);
         if (status == H_OK && count && path == H_HIER) {
             /* The group's part, folded in node order; the leaders then reduce in place.
              * Only leaders compute: every PE gets the same bits. */
