@@ -29,3 +29,10 @@ noinst_PROGRAMS += bench/agent
 bench_agent_SOURCES = bench/agent.c
 bench_agent_LDADD = $(SHMEMQ_LIBS)
 bench_agent_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# the queues' memory model as CSV for bench/plot and docs/scaling.md (issue 23)
+noinst_PROGRAMS += bench/model
+bench_model_SOURCES = bench/model.c
+bench_model_LDADD = $(SHMEMQ_LIBS)
+bench_model_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += bench/run bench/plot
