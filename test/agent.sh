@@ -48,9 +48,9 @@ for np in 1 2 4; do
       line=$(echo "$out" | grep '^node_agent ')
       case "$mode" in
         0) want='^node_agent +off: SHMEMQ_ASYNC_PROGRESS=0$' ;;
-        1) want='^node_agent +on PE 0 \(SHMEMQ_ASYNC_PROGRESS=1\), (PU [0-9]+|unbound) .*idle sleep up to 100 us$' ;;
+        1) want='^node_agent +on PE 0 \(SHMEMQ_ASYNC_PROGRESS=1\), (PU [0-9]+|unbound) .*idle sleep up to 500 us$' ;;
         *) if [ "$nn" -gt 1 ]; then
-             want="^node_agent +on PE 0 \\(job spans $nn nodes\\), (PU [0-9]+|unbound) .*idle sleep up to 100 us\$"
+             want="^node_agent +on PE 0 \\(job spans $nn nodes\\), (PU [0-9]+|unbound) .*idle sleep up to 500 us\$"
            else
              want='^node_agent +off: one-node job$'
            fi ;;

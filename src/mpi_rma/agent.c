@@ -38,7 +38,7 @@
 #include <time.h>
 
 #define AGENT_SPIN_POLLS 8    /* idle polls before the first sleep */
-#define AGENT_DEFAULT_CAP_US 100/* SHMEMQ_ASYNC_PROGRESS_US's default (settings.c) */
+#define AGENT_DEFAULT_CAP_US 500 /* SHMEMQ_ASYNC_PROGRESS_US's default (settings.c) */
 
 static struct {
     int planned;    /* this PE's process runs its node's agent (shmemi_agent_plan) */

@@ -33,7 +33,7 @@ const shmemi_setting_t shmemi_settings[] = {
     {"SHMEMQ_ASYNC_PROGRESS", "auto", SHMEMI_SET_CHOICE, 0, 0,
      "auto 1 0 on off yes no true false",
      "node progress agent, one per node: auto (on when the job spans nodes), 1 (also on one node), 0 (off)"},
-    {"SHMEMQ_ASYNC_PROGRESS_US", "100", SHMEMI_SET_INT, 0, 1000000, NULL,
+    {"SHMEMQ_ASYNC_PROGRESS_US", "500", SHMEMI_SET_INT, 0, 1000000, NULL,
      "node agent: longest idle sleep between polls (us; 0: yield, never sleep)"},
     {"SHMEMQ_ASYNC_PROGRESS_CPU", "", SHMEMI_SET_INT, 0, 1 << 30, NULL,
      "PU the node agent binds to"},
