@@ -147,6 +147,41 @@ TEST(CollHier, SizesAndRoots)
     }
 }
 
+// Round r of kind (0 sum reduce, 1 broadcast from r % tn, 2 fcollect, 3 sync) of cnt longs
+// on team t: sets this PE's src for the round, runs it, and returns how many values of
+// dst are wrong (-1 when the call itself failed).
+long round_of(shmem_team_t t, int kind, int r, size_t cnt, long *src, long *dst)
+{
+    int me = shmem_team_my_pe(t), tn = shmem_team_n_pes(t);
+    long wrong = 0;
+    for (size_t k = 0; k < cnt; k++)
+        src[k] = (long)(me * 100000 + r * 10 + (long)k);
+    switch (kind) {
+    case 0:
+        if (shmem_long_sum_reduce(t, dst, src, cnt) != 0)
+            return -1;
+        for (size_t k = 0; k < cnt; k++)
+            wrong += dst[k] != (long)tn * (tn - 1) / 2 * 100000 + (long)tn * (r * 10 + (long)k);
+        break;
+    case 1:
+        if (shmem_long_broadcast(t, dst, src, cnt, r % tn) != 0)
+            return -1;
+        for (size_t k = 0; k < cnt; k++)
+            wrong += dst[k] != (long)((r % tn) * 100000 + r * 10 + (long)k);
+        break;
+    case 2:
+        if (shmem_long_fcollect(t, dst, src, cnt) != 0)
+            return -1;
+        for (int i = 0; i < tn; i++)
+            for (size_t k = 0; k < cnt; k++)
+                wrong += dst[i * cnt + k] != (long)(i * 100000 + r * 10 + (long)k);
+        break;
+    default:
+        return shmem_team_sync(t) != 0 ? -1 : 0;
+    }
+    return wrong;
+}
+
 // No barrier between collectives, on every team in turn with WORLD ones between: slots,
 // flags and the leaders' buffers are reused at once, and results change every round.
 TEST(CollHier, BackToBack)
@@ -159,34 +194,9 @@ TEST(CollHier, BackToBack)
         if (h.t == SHMEM_TEAM_INVALID)
             continue;
         SCOPED_TRACE(h.name);
-        int me = shmem_team_my_pe(h.t), tn = shmem_team_n_pes(h.t);
-        int wrong = 0;
-        for (int r = 0; r < 120 && wrong == 0; r++) {
+        for (int r = 0; r < 120; r++) {
             size_t cnt = r % 7 == 6 ? BIG : 1 + r % 3;
-            for (size_t k = 0; k < cnt; k++)
-                src[k] = (long)(me * 100000 + r * 10 + (long)k);
-            switch (r % 4) {
-            case 0:
-                ASSERT_EQ(shmem_long_sum_reduce(h.t, dst, src, cnt), 0);
-                for (size_t k = 0; k < cnt; k++)
-                    wrong += dst[k] != (long)tn * (tn - 1) / 2 * 100000 + (long)tn * (r * 10 + (long)k);
-                break;
-            case 1:
-                ASSERT_EQ(shmem_long_broadcast(h.t, dst, src, cnt, r % tn), 0);
-                for (size_t k = 0; k < cnt; k++)
-                    wrong += dst[k] != (long)((r % tn) * 100000 + r * 10 + (long)k);
-                break;
-            case 2:
-                ASSERT_EQ(shmem_long_fcollect(h.t, dst, src, cnt), 0);
-                for (int i = 0; i < tn; i++)
-                    for (size_t k = 0; k < cnt; k++)
-                        wrong += dst[i * cnt + k] != (long)(i * 100000 + r * 10 + (long)k);
-                break;
-            case 3:
-                ASSERT_EQ(shmem_team_sync(h.t), 0);
-                break;
-            }
-            EXPECT_EQ(wrong, 0) << "round " << r;
+            EXPECT_EQ(round_of(h.t, r % 4, r, cnt, src, dst), 0) << "round " << r; // all go on
         }
     }
     shmem_barrier_all();
@@ -206,32 +216,8 @@ TEST(CollHier, MeasuredChoiceKeepsValuesExact)
         if (h.t == SHMEM_TEAM_INVALID || h.name.find("auto") == std::string::npos)
             continue;
         SCOPED_TRACE(h.name);
-        int me = shmem_team_my_pe(h.t), tn = shmem_team_n_pes(h.t);
-        long wrong = 0;
-        for (int r = 0; r < 3 * 2 * 20; r++) { // 20 calls per kind and size: 8 are trials
-            size_t cnt = SIZES[(r / 3) % 2];
-            for (size_t k = 0; k < cnt; k++)
-                src[k] = (long)(me * 100000 + r * 10 + (long)k);
-            switch (r % 3) {
-            case 0:
-                ASSERT_EQ(shmem_long_sum_reduce(h.t, dst, src, cnt), 0);
-                for (size_t k = 0; k < cnt; k++)
-                    wrong += dst[k] != (long)tn * (tn - 1) / 2 * 100000 + (long)tn * (r * 10 + (long)k);
-                break;
-            case 1:
-                ASSERT_EQ(shmem_long_broadcast(h.t, dst, src, cnt, r % tn), 0);
-                for (size_t k = 0; k < cnt; k++)
-                    wrong += dst[k] != (long)((r % tn) * 100000 + r * 10 + (long)k);
-                break;
-            case 2:
-                ASSERT_EQ(shmem_long_fcollect(h.t, dst, src, cnt), 0);
-                for (int i = 0; i < tn; i++)
-                    for (size_t k = 0; k < cnt; k++)
-                        wrong += dst[i * cnt + k] != (long)(i * 100000 + r * 10 + (long)k);
-                break;
-            }
-            ASSERT_EQ(wrong, 0) << "call " << r;
-        }
+        for (int r = 0; r < 3 * 2 * 20; r++) // 20 calls per kind and size: 8 are trials
+            EXPECT_EQ(round_of(h.t, r % 3, r, SIZES[(r / 3) % 2], src, dst), 0) << "call " << r;
     }
     shmem_barrier_all();
 }
