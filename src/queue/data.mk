@@ -16,6 +16,11 @@ test_test_dataq_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq.cc
 test_test_dataq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_LDADD = $(TEST_LIBS)
 test_test_dataq_LDFLAGS = $(NOINSTALL_FLAGS)
+check_PROGRAMS += test/test_dataq_route
+test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
+test_test_dataq_route_CPPFLAGS = $(TEST_INCLUDES)
+test_test_dataq_route_LDADD = $(TEST_LIBS)
+test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 EXTRA_DIST += examples/indexgather.c
