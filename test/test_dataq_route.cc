@@ -332,6 +332,31 @@ TEST_F(Routed, StridedTeams)
     }
 }
 
+// max_bytes of 3 GiB: P x (room + header) exceeds int, so every hop takes the
+// large-count exchange (MPI_Ialltoallv_c); routed queues allocate no rooms, so this is
+// cheap. Data still exact and in order.
+TEST_F(Routed, HugeRoomTakesTheLargeCountExchange)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(3ull << 30, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(mode_of(q), (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    for (int j = 0; j < 5; j++)
+        for (int d = 0; d < n; d++) {
+            int64_t v = val(me, d, j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++)
+        for (int j = 0; j < 5; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, j));
+        }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
 TEST_F(Routed, DestroyWithDataSaysDataloss)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();

@@ -374,12 +374,12 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
  * the direct queue's rooms (said under SHMEM_DEBUG). Every PE returns the same: 0, or
  * NOMEM / MPI when any PE failed. *qp: the shell allocated before the agreement. */
 static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_team_t team,
-                           const struct dq_params *want, MPI_Comm comm)
+                           const struct dq_params *want, MPI_Comm comm, size_t maxroom)
 {
     struct shmemi_dataq *q = *qp;
     q->comm = comm;
     int uneven = 0;
-    int rc = shmemi_queue_data_route_setup(q, team, &uneven);
+    int rc = shmemi_queue_data_route_setup(q, team, maxroom, &uneven);
     if (!rc && uneven) {
         shmemi_debug(routine, "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ in size, so "
                      "this data queue is direct");
@@ -421,7 +421,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
             dq_free_memory(q, (size_t)npes * want.room);
         return rc;
     }
-    if (routed && (rc = dq_route_create(routine, &q, team, &want, comm)) != 0) {
+    if (routed && (rc = dq_route_create(routine, &q, team, &want, comm, maxroom)) != 0) {
         if (q)
             dq_free_memory(q, (size_t)npes * want.room);
         MPI_Comm_free(&comm);

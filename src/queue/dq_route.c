@@ -195,7 +195,8 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q)
     q->rt = NULL;
 }
 
-int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, int *uneven)
+int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
+                                  int *uneven)
 {
     static const char *routine = "shmem_queue_data_create";
     int npes = team->n_pes;
@@ -263,6 +264,11 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, int
     rt->lr = lr;
     rt->k = rt_k(npes, n);
     rt->proom = shmemi_queue_data_route_proom(npes, n);
+    /* What one PE sends or receives in one hop is at most P records of a room and a
+     * header (hop 1: its own data; at a porter: n senders x P/n destinations); the same
+     * on every PE (maxroom is agreed), so all pick the same call. */
+    rt->int_counts = (size_t)INT_MAX / P > sizeof(struct dq_rec) &&
+                     maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec);
     rt->porter = calloc((size_t)n, sizeof *rt->porter);
     rt->plast = malloc((size_t)n * sizeof *rt->plast);
     rt->in_cap = calloc(P, sizeof(size_t));
@@ -306,6 +312,18 @@ static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const cha
     rb->len = 0;
     rt_reserve_or_die(rb, tot);
     rb->len = tot;
+    const char *call;
+    if (rt->int_counts) { /* every count and displacement fits: see int_counts */
+        int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
+        size_t so = 0, ro = 0;
+        for (int i = 0; i < np; i++) {
+            cs[i] = (int)sc[i], cr[i] = (int)rc[i];
+            ds[i] = (int)so, dr[i] = (int)ro;
+            so += sc[i], ro += rc[i];
+        }
+        mrc = MPI_Ialltoallv(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
+        call = "MPI_Ialltoallv";
+    } else {
 #if MPI_VERSION >= 4
     MPI_Count *cs = (MPI_Count *)rt->vbuf, *cr = cs + np;
     MPI_Aint *ds = (MPI_Aint *)(void *)(cr + np), *dr = ds + np;
@@ -316,21 +334,13 @@ static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const cha
         so += (MPI_Aint)sc[i], ro += (MPI_Aint)rc[i];
     }
     mrc = MPI_Ialltoallv_c(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
-    const char *call = "MPI_Ialltoallv_c";
+    call = "MPI_Ialltoallv_c";
 #else
-    int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
-    size_t so = 0, ro = 0;
-    for (int i = 0; i < np; i++) {
-        if (so + sc[i] > INT_MAX || ro + rc[i] > INT_MAX)
-            shmemi_fatal(rt_routine, "a routed data-queue flush moves more than 2 GiB through "
-                                     "one PE, which needs MPI 4 (MPI_Ialltoallv_c)");
-        cs[i] = (int)sc[i], cr[i] = (int)rc[i];
-        ds[i] = (int)so, dr[i] = (int)ro;
-        so += sc[i], ro += rc[i];
-    }
-    mrc = MPI_Ialltoallv(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
-    const char *call = "MPI_Ialltoallv";
+    shmemi_fatal(rt_routine, "a routed data-queue flush may move more than 2 GiB through "
+                             "one PE (P x (max_bytes + 16)), which needs MPI 4 "
+                             "(MPI_Ialltoallv_c)");
 #endif
+    }
     if (mrc == MPI_SUCCESS)
         mrc = shmemi_wait_request(&req);
     return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, call, mrc);
@@ -482,7 +492,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         struct dq_run r;
         for (size_t o = 0; o < b->len; o += sizeof r + r.bytes) {
             memcpy(&r, b->p + o, sizeof r);
-            memcpy(st[0].p + rt->cur[r.dst], b->p + o + sizeof r, r.bytes);
+            shmemq_dataq_copy(st[0].p + rt->cur[r.dst], b->p + o + sizeof r, r.bytes);
             rt->cur[r.dst] += r.bytes; /* ends at the end of d's payload */
         }
         b->len = 0;

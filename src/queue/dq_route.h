@@ -55,6 +55,7 @@ struct shmemi_dq_route {
     MPI_Comm nodec;      /* the team PEs of this node, rank = local rank */
     MPI_Comm colc;       /* the team PEs with this local rank, rank = node index */
     size_t proom;        /* a porter buffer's size at create */
+    int int_counts;      /* every hop's counts fit int: MPI_Ialltoallv, else _c */
     struct dq_rbuf *porter; /* n: runs for the destinations porter l serves */
     size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
     struct dq_rbuf st[4]; /* staging: hop-1 send, hop-1 receive, hop-2 send, hop-2 receive */
@@ -68,11 +69,12 @@ struct shmemi_dq_route {
  * holds the lock): append to the porter buffer of pe's local rank. 0 or NOMEM. */
 int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe);
 
-/* Collective over q->comm (every PE of the team after the config agreement): group the
- * team by node; *uneven = 1 if the nodes differ in size (the caller then stays direct),
+/* Collective over q->comm (every PE of the team after the config agreement; maxroom:
+ * the largest room of any PE): group the team by node; *uneven = 1 if the nodes differ in size (the caller then stays direct),
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
-int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, int *uneven);
+int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
+                                  int *uneven);
 void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 
 /* One whole flush, blocking (collective over the team). Sets q->last_rc. 0, or an MPI
