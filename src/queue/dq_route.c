@@ -312,7 +312,7 @@ static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const cha
     rb->len = 0;
     rt_reserve_or_die(rb, tot);
     rb->len = tot;
-    const char *call;
+    const char *call = "MPI_Ialltoallv";
     if (rt->int_counts) { /* every count and displacement fits: see int_counts */
         int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
         size_t so = 0, ro = 0;
