@@ -279,19 +279,48 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
     EXPECT_GE(u1.buffer_bytes, (uint64_t)n * k * 8); // runs and their headers
     EXPECT_GE(u1.buffer_bytes, u0.buffer_bytes);
     expect_all(shmem_queue_global_flush(q), 0);
+    // what arrived stays where it landed (the staging) while nothing else is flushed;
+    // an empty flush gives the unpopped data memory of its own, popping frees it
+    shmemx_queue_usage_t ua, ub, uc;
+    ASSERT_EQ(shmemx_queue_usage(q, &ua), 0);
+    EXPECT_GE(ua.scratch_bytes, (uint64_t)n * k * 8);
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmemx_queue_usage(q, &ub), 0);
+    EXPECT_EQ(ub.scratch_bytes, ua.scratch_bytes + (uint64_t)n * k * 8);
+    EXPECT_EQ(ub.held_bytes, (uint64_t)n * k * 8);
     for (int s = n - 1; s >= 0; s--)
         for (int j = 0; j < k; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
             ASSERT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
         }
-    ASSERT_EQ(shmemx_queue_usage(q, &u1), 0);
-    EXPECT_EQ(u1.held_bytes, 0u);
-    EXPECT_GE(u1.scratch_bytes, (uint64_t)n * k * 8); // the FIFOs, until the next flush
     expect_all(shmem_queue_global_flush(q), 0);
-    shmemx_queue_usage_t u2;
-    ASSERT_EQ(shmemx_queue_usage(q, &u2), 0);
-    EXPECT_LT(u2.scratch_bytes, u1.scratch_bytes); // popped-empty FIFOs freed
+    ASSERT_EQ(shmemx_queue_usage(q, &uc), 0);
+    EXPECT_EQ(uc.held_bytes, 0u);
+    EXPECT_EQ(uc.scratch_bytes, ua.scratch_bytes); // popped-empty FIFOs freed
+    // half popped, then more arrives behind it: both halves in order
+    for (int j = 0; j < 4; j++)
+        for (int d = 0; d < n; d++) {
+            int64_t v = val(me, d, 100 + j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 100));
+    }
+    for (int d = 0; d < n; d++) {
+        int64_t v = val(me, d, 104);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++)
+        for (int j = 1; j < 5; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 100 + j));
+        }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 

@@ -190,7 +190,8 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q)
     if (q->rt == NULL)
         return;
     for (int s = 0; s < q->h.npes && q->h.in_at; s++)
-        free(q->h.in_at[s]);
+        if (q->rt->in_cap[s]) /* 0: none, or a record in the staging (borrowed) */
+            free(q->h.in_at[s]);
     rt_free(q->rt, q->h.npes);
     q->rt = NULL;
 }
@@ -449,12 +450,23 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     uint64_t *sc = rt->cnt, *rc = rt->cnt + rt->k;
     dq_lock(q);
     q->started++;
-    /* 1. the FIFOs: unpopped data to the front, popped-empty ones freed */
+    /* 1. the FIFOs: popped-empty ones freed; unpopped data to the front, or, for a
+     * FIFO that is a record of the last flush's staging (borrowed, in_cap 0), to
+     * memory of its own, as the staging is about to be reused */
     for (int s = 0; s < P; s++) {
         if (h->in_len[s] == 0) {
-            free(h->in_at[s]);
+            if (rt->in_cap[s])
+                free(h->in_at[s]);
             h->in_at[s] = NULL;
             rt->in_cap[s] = 0;
+        } else if (rt->in_cap[s] == 0) {
+            char *p = malloc(h->in_len[s]);
+            if (p == NULL)
+                shmemi_fatal(rt_routine, "out of memory keeping %zu unpopped bytes",
+                             h->in_len[s]);
+            memcpy(p, h->in_at[s] + h->in_head[s], h->in_len[s]);
+            h->in_at[s] = p;
+            rt->in_cap[s] = h->in_len[s];
         } else if (h->in_head[s]) {
             memmove(h->in_at[s], h->in_at[s] + h->in_head[s], h->in_len[s]);
         }
@@ -522,7 +534,12 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         int s = (int)r.from;
         size_t room = h->room - h->in_len[s], acc = r.bytes < room ? (size_t)r.bytes : room;
         size_t need = h->in_len[s] + acc;
-        if (acc && need > rt->in_cap[s]) {
+        char *rec = st[3].p + o + sizeof r;
+        if (acc && h->in_len[s] == 0 && rt->in_cap[s] == 0) {
+            /* nothing waits from s (its FIFO was freed at step 1): the FIFO is the
+             * record where it lies, until popped or until the next flush (step 1) */
+            h->in_at[s] = rec;
+        } else if (acc && need > rt->in_cap[s]) {
             size_t cap = rt->in_cap[s] ? rt->in_cap[s] : need;
             while (cap < need)
                 cap *= 2;
@@ -536,10 +553,9 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
                 acc = 0; /* no memory: the sender keeps it, as if the room were full */
             }
         }
-        if (acc) {
-            memcpy(h->in_at[s] + h->in_len[s], st[3].p + o + sizeof r, acc);
-            h->in_len[s] += acc;
-        }
+        if (acc && h->in_at[s] != rec)
+            memcpy(h->in_at[s] + h->in_len[s], rec, acc);
+        h->in_len[s] += acc;
         if (acc < r.bytes) {
             struct dq_rec a = {(uint32_t)s, (uint32_t)q->me, r.bytes - acc};
             overflow = 1;

@@ -12,9 +12,10 @@
  * What the program sees is direct mode's: `room` (max_bytes) stays the logical capacity
  * per destination and per source. Push checks the logical count out_len[d] (FULL exactly
  * when direct mode would say FULL) and appends a run to its porter's buffer, which grows
- * when it fills, so a push that is logically allowed always lands. The receiver keeps
- * a FIFO per source that holds what arrived and was not popped (allocated on arrival,
- * freed at the next flush once popped empty) and takes at most `room - unpopped` bytes
+ * when it fills, so a push that is logically allowed always lands. The receiver's FIFO
+ * per source is the record in the hop-2 staging where it arrived (in_cap 0: borrowed),
+ * or, for data still unpopped at the next flush, memory of its own (freed once popped
+ * empty); it takes at most `room - unpopped` bytes
  * from each source per flush; what it could not take is acknowledged back (two hops
  * again, only in a flush where some PE overflowed) and stays outgoing at the sender,
  * in order. The queue's hot arrays (in_at, in_head, in_len, out_len) keep their
@@ -59,7 +60,8 @@ struct shmemi_dq_route {
     struct dq_rbuf *porter; /* n: runs for the destinations porter l serves */
     size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
     struct dq_rbuf st[4]; /* staging: hop-1 send, hop-1 receive, hop-2 send, hop-2 receive */
-    size_t *in_cap;      /* P: bytes allocated for source s's FIFO (h.in_at[s]) */
+    size_t *in_cap;      /* P: bytes allocated for source s's FIFO (h.in_at[s]); 0: none, or
+                            borrowed (h.in_at[s] points into st[3]) */
     size_t *cur;         /* P: flush scratch (where d's payload ends in st[0]) */
     uint64_t *cnt;       /* 2k: bytes per peer of one hop, sent and received */
     void *vbuf;          /* counts and displacements of one MPI_Ialltoallv(_c) */
