@@ -7,8 +7,9 @@
  *   1. compact the per-source FIFOs (free those popped empty);
  *   2. pack: per porter l, one record {to d, from me, bytes} + payload per destination
  *      d it serves that has data, in grid order (the porter buffers' runs are copied
- *      to their record, in push order);
- *   3. hop 1: MPI_Ialltoall of byte counts, MPI_Ialltoallv(_c) on the node communicator;
+ *      to their record, in push order); the counts are known from the logical lengths
+ *      first, so hop 1's MPI_Ialltoall of them runs while packing;
+ *   3. hop 1: that count exchange, MPI_Ialltoallv(_c) on the node communicator;
  *   4. the porter sorts what arrived by the destination's node (stable: per-pair order
  *      holds) and 5. hop 2 does the same on the column communicator;
  *   6. the receiver appends each record to its source's FIFO, at most up to the
@@ -296,15 +297,22 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
 
 /* ---- the flush ---- */
 
-/* One hop: exchange byte counts, then the bytes (np peers on c). sc: np counts sent;
- * rc: np counts received; rb: receive staging (len set to the total). */
-static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
-                       const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc)
+/* One hop, in two parts: rt_counts_start sends the byte counts (sc: np counts for the
+ * np peers on c; rc receives theirs), so a caller may overlap it with packing;
+ * rt_exchange_data completes it, then moves the bytes from sbuf into rb (len set to
+ * the total). rt_exchange does both. */
+static int rt_counts_start(MPI_Comm c, const uint64_t *sc, uint64_t *rc, MPI_Request *req)
+{
+    int mrc = MPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
+    return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
+}
+
+static int rt_exchange_data(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
+                            const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc,
+                            MPI_Request *creq)
 {
     MPI_Request req;
-    int mrc = MPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, &req);
-    if (mrc == MPI_SUCCESS)
-        mrc = shmemi_wait_request(&req);
+    int mrc = shmemi_wait_request(creq);
     if (mrc != MPI_SUCCESS)
         return shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
     size_t tot = 0;
@@ -345,6 +353,14 @@ static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const cha
     if (mrc == MPI_SUCCESS)
         mrc = shmemi_wait_request(&req);
     return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, call, mrc);
+}
+
+static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
+                       const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc)
+{
+    MPI_Request creq;
+    int rc1 = rt_counts_start(c, sc, rc, &creq);
+    return rc1 ? rc1 : rt_exchange_data(rt, c, np, sbuf, sc, rb, rc, &creq);
 }
 
 /* Sort the records of `in` by the grid position's node (by_node) or local rank of their
@@ -483,6 +499,13 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
                 sc[l] += sizeof(struct dq_rec) + len;
         }
     }
+    /* the counts are known before packing: send them meanwhile */
+    MPI_Request creq;
+    int rc1 = rt_counts_start(rt->nodec, sc, rc, &creq);
+    if (rc1) {
+        dq_unlock(q);
+        return rc1; /* nothing moved yet */
+    }
     st[0].len = 0;
     for (int l = 0; l < n; l++)
         rt_reserve_or_die(&st[0], sc[l]), st[0].len += sc[l];
@@ -512,7 +535,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     /* 3. hop 1 */
     rt_count_hop(q, sc, n, 0);
-    int rc1 = rt_exchange(rt, rt->nodec, n, st[0].p, sc, &st[1], rc);
+    rc1 = rt_exchange_data(rt, rt->nodec, n, st[0].p, sc, &st[1], rc, &creq);
     if (rc1) {
         rt_restore(q);
         dq_unlock(q);
