@@ -32,6 +32,7 @@ static const char *mode_name(int m, char *buf, size_t len)
     case SHMEMX_QUEUE_MODE_COMM_RMA: return "comm_rma";
     case SHMEMX_QUEUE_MODE_COMM_AM: return "comm_am";
     case SHMEMX_QUEUE_MODE_DATA_FLAT: return "data_flat";
+    case SHMEMX_QUEUE_MODE_DATA_ROUTED: return "data_routed";
     default: snprintf(buf, len, "mode%d", m); return buf; /* a mode newer than this table */
     }
 }

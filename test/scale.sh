@@ -1,15 +1,16 @@
 #!/bin/sh
 # scale.sh: test_scale (usage query against the memory model) at 8 and 16 PEs, more PEs
 # than this machine has cores (oversubscribed: correctness only, nothing is timed): on
-# one node at 8, every PE its own node at 8, nodes of 2 at 8, nodes of 4 at 16 (4x4).
+# one node at 8, every PE its own node at 8, nodes of 2 at 8, nodes of 4 at 16 (4x4);
+# test_dataq_route (routed data queues) at 8 as 4x2 and 2x4 and at 16 as 4x4.
 # Through test/run-mpi.sh (the configured mpiexec and flags), each run with a time limit.
 top="${top_builddir:-.}"
-prog="$top/test/test_scale"
 status=0
-# run <label> <env assignments...>
+# run <test binary> <label> <env assignments...>
 run() {
-  label=$1
-  shift
+  prog="$top/test/$1"
+  label="$1: $2"
+  shift 2
   t0=$(date +%s)
   out=$(env "$@" SHMEMQ_TEST_TIMEOUT=240 sh "$top/test/run-mpi.sh" "$prog" 2>&1)
   rc=$?
@@ -22,7 +23,13 @@ run() {
     echo "ok: $label ($took s)"
   fi
 }
-run "8 PEs, one node" SHMEMQ_TEST_NPES=8 SHMEMQ_TEST_OFFNODE_NPES=8 SHMEMQ_TEST_NODES2_NPES=8
-run "16 PEs, nodes of 4" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= \
+run test_scale "8 PEs, one node" SHMEMQ_TEST_NPES=8 SHMEMQ_TEST_OFFNODE_NPES=8 SHMEMQ_TEST_NODES2_NPES=8
+run test_scale "16 PEs, nodes of 4" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= \
   SHMEMQ_NODE_PES=4
+run test_dataq_route "8 PEs, nodes of 2 (4x2)" SHMEMQ_TEST_NPES=8 SHMEMQ_TEST_OFFNODE_NPES= \
+  SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=2
+run test_dataq_route "8 PEs, nodes of 4 (2x4)" SHMEMQ_TEST_NPES=8 SHMEMQ_TEST_OFFNODE_NPES= \
+  SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=4
+run test_dataq_route "16 PEs, nodes of 4 (4x4)" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= \
+  SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=4
 exit $status

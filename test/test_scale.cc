@@ -5,6 +5,7 @@
 // PE its own node and nodes of two, and by test/scale.sh at 8 and 16 PEs.
 #include <gtest/gtest.h>
 #include <shmemx.h>
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -299,6 +300,107 @@ void data_usage_case(uint64_t max_bytes, size_t elem)
     ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, left), 0);
     EXPECT_EQ(e[0], 0x5a);
     ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// Routed mode (SHMEMQ_DATAQ_ROUTE=2hop): the world's nodes of node_pes() (SHMEMQ_NODE_PES
+// groups consecutive PEs, so PE p is node p / n, local rank p % n). At create: meta and
+// the n porter buffers exactly as modelled, no staging. Traffic per flush: hop 1 to the
+// porters that serve the destinations, hop 2 from this PE as a porter to the columns'
+// nodes; this PE's own bytes.
+void data_routed_usage_case(uint64_t max_bytes, size_t elem)
+{
+    setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1);
+    const int np = shmem_n_pes(), me = shmem_my_pe(), n = node_pes(), nn = np / n;
+    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    unsetenv("SHMEMQ_DATAQ_ROUTE");
+    shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n);
+    shmemx_queue_usage_t u = usage(q);
+    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(u.npes, (uint32_t)np);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
+    EXPECT_EQ(u.scratch_bytes, 0u);
+    EXPECT_EQ(u.buffers, m.min_buffers);
+    EXPECT_EQ(u.buffers, (uint64_t)n);
+    EXPECT_EQ(u.buffer_bytes, m.max_buffers * m.buffer_bytes);
+    EXPECT_EQ(u.meta_bytes + u.buffer_bytes + m.track_bytes, m.max_total_bytes);
+    EXPECT_EQ(u.held_bytes, 0u);
+
+    const int k = 3;
+    std::vector<unsigned char> e(elem);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            std::memset(e.data(), (me * 7 + p * 3 + j) & 0xff, elem);
+            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, p), 0);
+        }
+    u = usage(q);
+    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
+    ASSERT_EQ(shmem_queue_global_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.flushes, 1u);
+    EXPECT_EQ(u.msgs_last, (uint64_t)(n + nn));      // every porter, every column node
+    EXPECT_EQ(u.peers_last, (uint64_t)(n + nn - 1)); // this PE is in both
+    EXPECT_EQ(u.bytes_last, (uint64_t)np * k * elem);
+    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem); // arrived, not popped
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
+    EXPECT_GE(u.scratch_bytes, (uint64_t)np * k * elem); // staging and the FIFOs
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, p), 0);
+            EXPECT_EQ(e[0], (unsigned char)((p * 7 + me * 3 + j) & 0xff));
+        }
+
+    // a ring: hop 1 to the porter of right's local rank; hop 2 for the node peers j
+    // whose right neighbour has this PE's local rank, to that neighbour's node
+    const int right = (me + 1) % np, left = (me + np - 1) % np;
+    std::vector<int> peers{(me / n) * n + right % n};
+    std::vector<int> nodes;
+    for (int j = (me / n) * n; j < (me / n + 1) * n; j++) {
+        int r = (j + 1) % np;
+        if (r % n == me % n && std::find(nodes.begin(), nodes.end(), r / n) == nodes.end())
+            nodes.push_back(r / n);
+    }
+    for (int k2 : nodes)
+        if (std::find(peers.begin(), peers.end(), k2 * n + me % n) == peers.end())
+            peers.push_back(k2 * n + me % n);
+    std::memset(e.data(), 0x5a, elem);
+    ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, right), 0);
+    ASSERT_EQ(shmem_queue_global_flush(q), 0);
+    u = usage(q);
+    EXPECT_EQ(u.msgs_last, 1u + nodes.size());
+    EXPECT_EQ(u.peers_last, (uint64_t)peers.size());
+    EXPECT_EQ(u.bytes_last, (uint64_t)elem);
+    EXPECT_EQ(u.msgs_total, (uint64_t)(n + nn) + 1 + nodes.size());
+    EXPECT_EQ(u.flushes, 2u);
+    ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, left), 0);
+    EXPECT_EQ(e[0], 0x5a);
+    ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(Scale, RoutedDataQueueUsageMatchesModelDefaultRoom) { data_routed_usage_case(0, 8); }
+TEST(Scale, RoutedDataQueueUsageMatchesModelOddRoom) { data_routed_usage_case(1000, 12); }
+
+// Routed model: n porter buffers of the default room for n + P/n peers; the per-PE
+// arrays stay linear in P; a P that is not whole nodes is refused (it would be direct).
+TEST(Scale, RoutedModelAtLargeP)
+{
+    shmem_queue_config_t d = data_queue_cfg(0, 8);
+    shmemx_queue_model_t r1 = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 64 * 1024, 64);
+    shmemx_queue_model_t r2 = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 64 * 2048, 64);
+    shmemx_queue_model_t f1 = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 64 * 1024, 64);
+    EXPECT_EQ(r1.min_buffers, 64u);
+    EXPECT_EQ(r1.max_buffers, 64u);
+    EXPECT_EQ(r1.buffer_bytes, 4096u); // the floor: 64 + 1024 peers
+    EXPECT_LT(r1.max_total_bytes * 10, f1.max_total_bytes);
+    EXPECT_GT(r2.meta_bytes, r1.meta_bytes);
+    EXPECT_EQ(r1.max_total_bytes, r1.meta_bytes + r1.track_bytes + 64u * 4096u);
+    shmemx_queue_model_t m;
+    EXPECT_EQ(shmemx_queue_model(&d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 10, 4, &m),
+              SHMEM_QUEUE_ERR_ARG);
+    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
+    EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, 16, 4, &m),
+              SHMEM_QUEUE_ERR_ARG);
 }
 
 TEST(Scale, DataQueueUsageMatchesModelDefaultRoom) { data_usage_case(0, 8); }

@@ -3,6 +3,8 @@ libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
 	src/queue/data_queue.c \
 	src/queue/dq_flush.c \
+	src/queue/dq_route.h \
+	src/queue/dq_route.c \
 	src/queue/dq_size.c \
 	src/queue/dq_bufcache.c
 shmemqinc_HEADERS += include/shmemq/dataq.h
@@ -14,6 +16,11 @@ test_test_dataq_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq.cc
 test_test_dataq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_LDADD = $(TEST_LIBS)
 test_test_dataq_LDFLAGS = $(NOINSTALL_FLAGS)
+check_PROGRAMS += test/test_dataq_route
+test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
+test_test_dataq_route_CPPFLAGS = $(TEST_INCLUDES)
+test_test_dataq_route_LDADD = $(TEST_LIBS)
+test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 EXTRA_DIST += examples/indexgather.c

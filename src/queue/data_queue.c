@@ -11,6 +11,7 @@
  * waiting (agree.c).
  */
 #include "data_queue.h"
+#include "dq_route.h"
 #include "../mpi_rma/agree.h"
 #include "../mpi_rma/registry.h"
 #include <limits.h>
@@ -72,8 +73,11 @@ const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
 /* Frees q and its arrays; the exchange buffers (bufbytes each) go to dq_bufcache.c. */
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
-    shmemi_queue_data_buf_give(q->buf_out, bufbytes);
-    shmemi_queue_data_buf_give(q->buf_in, bufbytes);
+    shmemi_queue_data_route_free(q);
+    if (q->buf_out)
+        shmemi_queue_data_buf_give(q->buf_out, bufbytes);
+    if (q->buf_in)
+        shmemi_queue_data_buf_give(q->buf_in, bufbytes);
     free(q->h.out_at), free(q->h.in_at);
     free(q->h.out_len), free(q->h.in_head), free(q->h.in_len);
     free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
@@ -91,6 +95,7 @@ struct dq_params {
     size_t room;        /* bytes per peer and direction, whole elements */
     int xfer;           /* enum shmemi_dataq_xfer asked for (SHMEMQ_DATAQ_XFER) */
     size_t chunk;       /* rounds mode: bytes per pair and round (SHMEMQ_DATAQ_CHUNK) */
+    int route;          /* enum shmemi_dataq_route_mode asked for (SHMEMQ_DATAQ_ROUTE) */
 };
 
 /* Without a usable team there is no collective to take part in: these fail alone. */
@@ -168,6 +173,15 @@ static void dq_read_transfer_knobs(struct dq_params *want)
         want->xfer = SHMEMI_DATAQ_XFER_C;
     else if (xs && !strcmp(xs, "rounds"))
         want->xfer = SHMEMI_DATAQ_XFER_ROUNDS;
+    /* auto is direct: routing adds a hop and copies, and nothing measured here (at most
+     * 16 PEs on 2 cores) shows it winning yet (bench/README.md, "Routed data queues") */
+    want->route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    const char *rs = getenv("SHMEMQ_DATAQ_ROUTE");
+    if (rs && !strcmp(rs, "2hop"))
+        want->route = SHMEMI_DATAQ_ROUTE_2HOP;
+    else if (rs && strcmp(rs, "direct") && strcmp(rs, "auto"))
+        shmemi_debug("shmem_queue_data_create", "SHMEMQ_DATAQ_ROUTE=%s is not direct, 2hop or "
+                     "auto: direct", rs);
     want->chunk = SHMEMI_MAX_MPI_COUNT;
     const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
     if (cs && (shmemi_parse_size(cs, &want->chunk) != 0 || want->chunk == 0 ||
@@ -217,7 +231,8 @@ enum {
     DQ_AGREE_XFER = 6,
     DQ_AGREE_CHUNK = 8,
     DQ_AGREE_ROOM = 10, /* may differ (default rooms): its max sizes the counts */
-    DQ_AGREE_LEN = 12
+    DQ_AGREE_ROUTE = 12,
+    DQ_AGREE_LEN = 14
 };
 
 static int dq_all_same(const uint64_t *g, int at)
@@ -257,6 +272,8 @@ static int dq_agree(const char *routine, shmem_team_t team, const struct dq_para
         [DQ_AGREE_CHUNK + 1] = ~(uint64_t)want->chunk,
         [DQ_AGREE_ROOM] = want->room,
         [DQ_AGREE_ROOM + 1] = ~(uint64_t)want->room,
+        [DQ_AGREE_ROUTE] = (uint64_t)want->route,
+        [DQ_AGREE_ROUTE + 1] = ~(uint64_t)want->route,
     };
     uint64_t all[DQ_AGREE_LEN];
     if (mrc == MPI_SUCCESS) {
@@ -272,7 +289,7 @@ static int dq_agree(const char *routine, shmem_team_t team, const struct dq_para
     } else if (!rc) {
         if (all[DQ_AGREE_BAD] || !dq_all_same(all, DQ_AGREE_ELEM) ||
             !dq_all_same(all, DQ_AGREE_MAX_BYTES) || !dq_all_same(all, DQ_AGREE_XFER) ||
-            !dq_all_same(all, DQ_AGREE_CHUNK)) {
+            !dq_all_same(all, DQ_AGREE_CHUNK) || !dq_all_same(all, DQ_AGREE_ROUTE)) {
             shmemi_debug(routine,
                          "the PEs of the team disagree on the config (or one has a bad one)");
             rc = SHMEM_QUEUE_ERR_ARG;
@@ -331,7 +348,7 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
     q->h.elem = want->elem;
     q->h.room = want->room;
     q->h.room_elems = want->room / want->elem;
-    for (int p = 0; p < q->h.npes; p++) {
+    for (int p = 0; p < q->h.npes && !q->rt; p++) {
         q->h.out_at[p] = q->buf_out + (size_t)p * want->room;
         q->h.in_at[p] = q->buf_in + (size_t)p * want->room;
     }
@@ -342,9 +359,40 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
     /* no memory on this PE alone: keep going, only finalize will not see the queue */
     if (shmemi_registry_add(&live, q) != 0)
         shmemi_debug(routine, "out of memory for the finalize list");
-    /* SHARED queues get the other magic: the inline paths leave them to the library */
-    __atomic_store_n(&q->h.magic, shared ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+    if (q->rt)
+        shmemi_debug(routine, "data queue %llu: routed (2hop), %d nodes of %d PEs",
+                     (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->rt->nnodes,
+                     q->rt->n);
+    /* SHARED queues get the other magic: the inline paths leave them to the library; so
+     * do routed queues (no per-peer outgoing rooms for the inline push to write to) */
+    __atomic_store_n(&q->h.magic, shared || q->rt ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
                      __ATOMIC_RELEASE);
+}
+
+/* Routed mode, after the config agreement (collective over the team, on comm): group
+ * the team by node and make the routed state, or, when the team's nodes differ in size,
+ * the direct queue's rooms (said under SHMEM_DEBUG). Every PE returns the same: 0, or
+ * NOMEM / MPI when any PE failed. *qp: the shell allocated before the agreement. */
+static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_team_t team,
+                           const struct dq_params *want, MPI_Comm comm, size_t maxroom)
+{
+    struct shmemi_dataq *q = *qp;
+    q->comm = comm;
+    int uneven = 0;
+    int rc = shmemi_queue_data_route_setup(q, team, maxroom, &uneven);
+    if (!rc && uneven) {
+        shmemi_debug(routine, "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ in size, so "
+                     "this data queue is direct");
+        free(q);
+        *qp = q = dq_allocate(team->n_pes, want->room);
+        if (q == NULL)
+            rc = SHMEM_QUEUE_ERR_NOMEM;
+    }
+    int bad = rc != 0, any = 0;
+    int mrc = MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
+    if (mrc != MPI_SUCCESS)
+        return shmemi_queue_mpi_err(routine, "MPI_Allreduce", mrc);
+    return rc ? rc : any ? SHMEM_QUEUE_ERR_NOMEM : 0;
 }
 
 int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qconfig,
@@ -359,7 +407,9 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     int local = dq_check_config(routine, queue, qconfig, npes, &want);
     dq_read_transfer_knobs(&want);
     struct shmemi_dataq *q = NULL;
-    if (!local && (q = dq_allocate(npes, want.room)) == NULL) {
+    int routed = want.route == SHMEMI_DATAQ_ROUTE_2HOP;
+    /* routed: the rooms are made after the node grouping (dq_route_create) */
+    if (!local && (q = routed ? calloc(1, sizeof *q) : dq_allocate(npes, want.room)) == NULL) {
         shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);
         local = SHMEM_QUEUE_ERR_NOMEM;
     }
@@ -369,6 +419,13 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     if (rc) {
         if (q)
             dq_free_memory(q, (size_t)npes * want.room);
+        return rc;
+    }
+    if (routed && (rc = dq_route_create(routine, &q, team, &want, comm, maxroom)) != 0) {
+        if (q)
+            dq_free_memory(q, (size_t)npes * want.room);
+        MPI_Comm_free(&comm);
+        MPI_Comm_free(&ctrl);
         return rc;
     }
     dq_go_live(routine, q, team, &want, qconfig->thread_model == SHMEM_QUEUE_SHARED, comm, ctrl,
@@ -403,12 +460,20 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
     size_t bytes = nelems * q->h.elem;
     dq_lock(q);
     size_t len = q->h.out_len[pe];
-    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) {
+    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) { /* the logical room, in both modes */
         q->stats.full_returns++;
         dq_unlock(q);
         return SHMEM_QUEUE_ERR_FULL;
     }
-    memcpy(q->h.out_at[pe] + len, src, bytes);
+    if (q->rt) {
+        if ((rc = shmemi_queue_data_route_push(q, src, bytes, pe)) != 0) {
+            dq_unlock(q);
+            shmemi_debug(routine, "out of memory growing a porter buffer");
+            return rc;
+        }
+    } else {
+        memcpy(q->h.out_at[pe] + len, src, bytes);
+    }
     q->h.out_len[pe] = len + bytes;
     dq_unlock(q);
     return 0;
@@ -455,15 +520,20 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
         }
         dq_take_from(q, pe, (char *)dest, bytes);
     } else {
+        /* every source below any_from is empty (pops only shrink FIFOs) */
+        int from = q->h.any_from;
+        while (from < q->h.npes && q->h.in_len[from] == 0)
+            from++;
+        q->h.any_from = from;
         size_t total = 0;
-        for (int p = 0; p < q->h.npes && total < bytes; p++)
+        for (int p = from; p < q->h.npes && total < bytes; p++)
             total += q->h.in_len[p];
         if (total < bytes) {
             dq_unlock(q);
             return SHMEM_QUEUE_ERR_EMPTY;
         }
         char *d = (char *)dest;
-        for (int p = 0; p < q->h.npes && bytes; p++) {
+        for (int p = from; p < q->h.npes && bytes; p++) {
             size_t b = q->h.in_len[p] < bytes ? q->h.in_len[p] : bytes;
             if (b) {
                 dq_take_from(q, p, d, b);
@@ -489,6 +559,13 @@ int shmem_queue_global_flush(shmem_queue_t queue)
      * once, so the agreement overlaps it; a PE with a background flush in flight asks
      * for one more. PEs whose background flushes lag catch up (dataq_sync). */
     uint64_t want = q->started + 1;
+    /* Routed: the flush is blocking (dq_route.c), so agree first: a PE whose peer failed
+     * its arguments must not wait in the flush */
+    if (q->rt) {
+        if ((rc = shmemi_queue_data_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
+            return rc;
+        return q->last_rc;
+    }
     if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 0)) != 0)
         return rc;
     if ((rc = shmemi_queue_data_sync(q, want, routine, SHMEMI_DATAQ_SYNC_FLUSH, 0)) != 0)
@@ -508,6 +585,9 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
         shmemi_debug(routine, "team is not the team the queue was created over");
         return SHMEM_QUEUE_ERR_ARG;
     }
+    /* Routed: no background flush (its flush is blocking; progress is optional). */
+    if (q->rt)
+        return 0;
     /* Idle: start a background flush. In flight: test it, never start another in the
      * same call. The call that sees it complete returns its status. */
     if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 1)) != 0)

@@ -45,6 +45,15 @@ enum shmemi_dataq_xfer {
     SHMEMI_DATAQ_XFER_ROUNDS = 3 /* MPI_Ialltoallw rounds of at most `chunk` bytes per pair */
 };
 
+/* Data-queue mode (SHMEMQ_DATAQ_ROUTE, agreed at create; dq_route.h). */
+enum shmemi_dataq_route_mode {
+    SHMEMI_DATAQ_ROUTE_AUTO = 0, /* direct for now (bench/README.md, "Routed data queues") */
+    SHMEMI_DATAQ_ROUTE_DIRECT = 1,
+    SHMEMI_DATAQ_ROUTE_2HOP = 2
+};
+
+struct shmemi_dq_route;
+
 /* Phases of a flush, shared by the blocking global flush and the background one. */
 enum shmemi_dataq_phase {
     SHMEMI_DATAQ_IDLE = 0,
@@ -68,7 +77,8 @@ struct shmemi_dataq {
     int me;
     int xfer;    /* enum shmemi_dataq_xfer resolved at create */
     size_t chunk; /* rounds mode: most bytes one pair moves in one round */
-    char *buf_out, *buf_in; /* the two arrays of rooms (see the layout above) */
+    char *buf_out, *buf_in; /* the two arrays of rooms (see the layout above); NULL when routed */
+    struct shmemi_dq_route *rt; /* routed mode (dq_route.h), NULL in direct mode */
 
     /* the flush in flight (background or blocking); h.phase says which step */
     int bg;                  /* started by shmem_queue_data_progress */

@@ -15,11 +15,14 @@
  * up, so the collectives always match (shmemi_queue_data_sync).
  */
 #include "data_queue.h"
+#include "dq_route.h"
 #include "../mpi_rma/agree.h"
 
 /* Snapshot and start a flush: compact incoming rooms, exchange {out, free} per peer. */
 int shmemi_queue_data_flush_start(struct shmemi_dataq *q, int bg)
 {
+    if (q->rt) /* routed: the whole flush, blocking; the queue stays IDLE */
+        return shmemi_queue_data_route_flush(q);
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
         char *base = q->h.in_at[p];

@@ -15,6 +15,7 @@
  */
 #include "comm_queue.h"
 #include "data_queue.h"
+#include "dq_route.h"
 #include "queue_usage.h"
 
 /* Chunks an RMA-path queue allocates before it reclaims in-flight bursts (cq_push.c). */
@@ -122,17 +123,24 @@ static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
 {
     dq_lock(q);
     int n = q->h.npes;
-    u->mode = SHMEMX_QUEUE_MODE_DATA_FLAT;
+    u->mode = q->rt ? SHMEMX_QUEUE_MODE_DATA_ROUTED : SHMEMX_QUEUE_MODE_DATA_FLAT;
     u->npes = (uint32_t)n;
     uint64_t held = 0;
     for (int p = 0; p < n; p++)
         held += q->h.out_len[p] + q->h.in_len[p];
     u->held_bytes = held;
-    u->meta_bytes = dq_meta(n) + shmemi_qtraffic_bytes(&q->tr);
-    u->scratch_bytes = 0;
-    /* one outgoing and one incoming room per peer, all allocated at create */
-    u->buffers = 2 * (uint64_t)n;
-    u->buffer_bytes = 2 * (uint64_t)n * q->h.room;
+    if (q->rt) {
+        /* porter buffers (as made at create, or grown); staging and the per-source
+         * FIFOs follow the traffic: scratch */
+        u->meta_bytes = shmemi_queue_data_route_meta(n, q->rt->n) + shmemi_qtraffic_bytes(&q->tr);
+        shmemi_queue_data_route_usage(q, &u->buffers, &u->buffer_bytes, &u->scratch_bytes);
+    } else {
+        u->meta_bytes = dq_meta(n) + shmemi_qtraffic_bytes(&q->tr);
+        u->scratch_bytes = 0;
+        /* one outgoing and one incoming room per peer, all allocated at create */
+        u->buffers = 2 * (uint64_t)n;
+        u->buffer_bytes = 2 * (uint64_t)n * q->h.room;
+    }
     u->msgs_last = q->tr.msgs_last;
     u->bytes_last = q->tr.bytes_last;
     u->peers_last = q->tr.peers_last;
@@ -196,7 +204,7 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
     if (node_pes > npes)
         node_pes = npes; /* a node holds at most the whole job */
     int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM;
-    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT) {
+    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && mode != SHMEMX_QUEUE_MODE_DATA_ROUTED) {
         shmemi_debug(routine, "unknown mode %d", mode);
         return SHMEM_QUEUE_ERR_ARG;
     }
@@ -253,9 +261,23 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         } else {
             room = shmemi_queue_data_default_room(elem, npes);
         }
-        m->meta_bytes = dq_meta(npes);
-        m->buffer_bytes = room;
-        m->min_buffers = m->max_buffers = 2 * (uint64_t)npes;
+        if (mode == SHMEMX_QUEUE_MODE_DATA_ROUTED) {
+            /* a team whose nodes differ in size is direct (dq_route.h) */
+            if (npes % node_pes != 0) {
+                shmemi_debug(routine, "%d PEs are not nodes of %d: routed mode would be "
+                             "direct", npes, node_pes);
+                return SHMEM_QUEUE_ERR_ARG;
+            }
+            /* a porter buffer per PE of the node; staging and delivered data follow the
+             * traffic and are not in the model (docs/queues_design.md) */
+            m->meta_bytes = shmemi_queue_data_route_meta(npes, node_pes);
+            m->buffer_bytes = shmemi_queue_data_route_proom(npes, node_pes);
+            m->min_buffers = m->max_buffers = (uint64_t)node_pes;
+        } else {
+            m->meta_bytes = dq_meta(npes);
+            m->buffer_bytes = room;
+            m->min_buffers = m->max_buffers = 2 * (uint64_t)npes;
+        }
     }
     m->max_total_bytes = m->meta_bytes + m->track_bytes + m->scratch_bytes +
                          m->scratch_once_bytes + m->max_buffers * m->buffer_bytes;

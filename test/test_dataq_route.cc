@@ -1,0 +1,401 @@
+// test_dataq_route.cc: data queues in routed mode (SHMEMQ_DATAQ_ROUTE=2hop, set by this
+// binary before every create): exact data and per-source order from every PE to every PE
+// with uneven counts, ANY_PE order, empty flushes, FULL at the logical room, OVERFLOW
+// without loss (partial and none fitting), porter buffers that grow, teams split from
+// the world (strided; one with nodes of different sizes stays direct), destroy with data.
+// Every PE checks, and every check of a collective outcome is agreed across the PEs.
+#include <gtest/gtest.h>
+#include <shmemx.h>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include <sched.h>
+#include "test_util.h"
+
+namespace {
+
+int64_t val(int src, int dst, int64_t seq)
+{
+    return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq;
+}
+
+// The PEs of the team being tested (MPI_COMM_WORLD, or a split matching the team).
+MPI_Comm agree_comm = MPI_COMM_WORLD;
+
+// All PEs of agree_comm agree that every one got rc.
+void expect_all(int rc, int want)
+{
+    int64_t v = rc == want ? 1 : 0, all = 0;
+    MPI_Request req;
+    MPI_Iallreduce(&v, &all, 1, MPI_INT64_T, MPI_MIN, agree_comm, &req);
+    for (int done = 0; !done;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            sched_yield(); // more PEs than cores
+    }
+    EXPECT_EQ(rc, want);
+    EXPECT_EQ(all, 1);
+}
+
+// Run f with expect_all over the PEs of world that pass color (MPI_UNDEFINED: not).
+template <typename F> void with_agree_comm(int color, F f)
+{
+    MPI_Comm c = MPI_COMM_NULL;
+    MPI_Comm_split(MPI_COMM_WORLD, color, shmem_my_pe(), &c);
+    if (c == MPI_COMM_NULL)
+        return;
+    agree_comm = c;
+    f();
+    agree_comm = MPI_COMM_WORLD;
+    MPI_Comm_free(&c);
+}
+
+struct Routed : ::testing::Test {
+    void SetUp() override { setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1); }
+    void TearDown() override { unsetenv("SHMEMQ_DATAQ_ROUTE"); }
+};
+
+uint32_t mode_of(shmem_queue_t q)
+{
+    shmemx_queue_usage_t u;
+    EXPECT_EQ(shmemx_queue_usage(q, &u), 0);
+    return u.mode;
+}
+
+// Elements src sends dst in round r: uneven, some pairs none.
+int count_for(int src, int dst, int r) { return (src * 5 + dst * 3 + r) % 7; }
+
+// Every PE pushes count_for() elements to every team PE (in pushes of 1..3 elements),
+// flushes, and checks per source what arrived, exactly and in order; then again with
+// ANY_PE pops (lowest source first). rounds: flushes in a row.
+void all_to_all(shmem_team_t team, int rounds)
+{
+    const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
+    shmem_queue_config_t c = data_queue_cfg(4096, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, team), 0);
+    for (int r = 0; r < rounds; r++) {
+        size_t pushed = 0;
+        for (int d = 0; d < n; d++) {
+            int k = count_for(me, d, r);
+            std::vector<int64_t> v(k);
+            for (int j = 0; j < k; j++)
+                v[j] = val(me, d, r * 100 + j);
+            for (int j = 0; j < k;) { // pushes of 1, 2, 3, 1, ... elements
+                int m = 1 + j % 3;
+                if (m > k - j)
+                    m = k - j;
+                ASSERT_EQ(shmem_queue_data_push(q, v.data() + j, m, d), 0);
+                j += m;
+            }
+            pushed += k;
+            size_t in = 1, out = 0;
+            ASSERT_EQ(shmem_query_data_size(q, &in, &out, d), 0);
+            EXPECT_EQ(out, (size_t)k * sizeof(int64_t));
+        }
+        size_t sz = 0;
+        ASSERT_EQ(shmem_query_size(q, &sz), 0);
+        EXPECT_EQ(sz, pushed);
+        expect_all(shmem_queue_global_flush(q), 0);
+        ASSERT_EQ(shmem_query_size(q, &sz), 0);
+        EXPECT_EQ(sz, 0u);
+        if (r % 2 == 0) { // by source
+            for (int s = 0; s < n; s++) {
+                int k = count_for(s, me, r);
+                size_t in = 0;
+                ASSERT_EQ(shmem_query_data_size(q, &in, nullptr, s), 0);
+                EXPECT_EQ(in, (size_t)k * sizeof(int64_t)) << "from " << s;
+                for (int j = 0; j < k; j++) {
+                    int64_t x = -1;
+                    ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+                    EXPECT_EQ(x, val(s, me, r * 100 + j)) << "from " << s << " #" << j;
+                }
+                int64_t x;
+                EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, s), SHMEM_QUEUE_ERR_EMPTY);
+            }
+        } else { // ANY_PE, two at a time where possible: lowest source first
+            std::vector<int64_t> want;
+            for (int s = 0; s < n; s++)
+                for (int j = 0; j < count_for(s, me, r); j++)
+                    want.push_back(val(s, me, r * 100 + j));
+            size_t i = 0;
+            for (; i + 2 <= want.size(); i += 2) {
+                int64_t x[2];
+                ASSERT_EQ(shmem_queue_data_pop(q, x, 2, SHMEM_QUEUE_ANY_PE), 0);
+                EXPECT_EQ(x[0], want[i]);
+                EXPECT_EQ(x[1], want[i + 1]);
+            }
+            int64_t x[2];
+            if (i < want.size()) {
+                EXPECT_EQ(shmem_queue_data_pop(q, x, 2, SHMEM_QUEUE_ANY_PE),
+                          SHMEM_QUEUE_ERR_EMPTY); // one left: nothing taken
+                ASSERT_EQ(shmem_queue_data_pop(q, x, 1, SHMEM_QUEUE_ANY_PE), 0);
+                EXPECT_EQ(x[0], want[i]);
+            }
+            EXPECT_EQ(shmem_queue_data_pop(q, x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+        }
+    }
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.flushes, (uint64_t)rounds);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, team), 0);
+}
+
+TEST_F(Routed, WorldIsRoutedAndItsNodesAreEven)
+{
+    shmem_queue_config_t c = data_queue_cfg(0, 8);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    // SHMEMQ_NODE_PES groups consecutive PEs and divides the job in every run
+    EXPECT_EQ(mode_of(q), (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    EXPECT_EQ(q, nullptr);
+}
+
+TEST_F(Routed, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
+
+TEST_F(Routed, EmptyFlushesAndOnePeSending)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(256, 4);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    for (int i = 0; i < 3; i++)
+        expect_all(shmem_queue_global_flush(q), 0);
+    EXPECT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0); // no background flush
+    const int sender = n - 1;
+    if (me == sender)
+        for (int d = 0; d < n; d++) {
+            int32_t v = 1000 * d + 7;
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    size_t in = 0, out = 1;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in, 4u);
+    EXPECT_EQ(out, 0u);
+    int32_t v = 0;
+    ASSERT_EQ(shmem_queue_data_pop(q, &v, 1, sender), 0);
+    EXPECT_EQ(v, 1000 * me + 7);
+    expect_all(shmem_queue_global_flush(q), 0);
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.flushes, 5u);
+    EXPECT_EQ(st.ops_pushed, me == sender ? (uint64_t)n : 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// Room of 4 elements per destination and per source: FULL at the fifth push; a flush
+// whose receivers hold 4 unpopped from each source moves nothing and says OVERFLOW on
+// every PE; after pops of 1 (PE 0 pops none) part moves; nothing is lost or reordered.
+TEST_F(Routed, FullAndOverflowWithoutLoss)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int room = 4;
+    shmem_queue_config_t c = data_queue_cfg(room * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int64_t seq_out = 0; // same sequence to every destination
+    auto push_all = [&](int k) {
+        for (int j = 0; j < k; j++, seq_out++)
+            for (int d = 0; d < n; d++) {
+                int64_t v = val(me, d, seq_out);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+    };
+    push_all(room);
+    int64_t v = 0;
+    for (int d = 0; d < n; d++)
+        EXPECT_EQ(shmem_queue_data_push(q, &v, 1, d), SHMEM_QUEUE_ERR_FULL);
+    shmem_queue_attr_t a;
+    ASSERT_EQ(shmem_query_attr(q, &a), 0);
+    EXPECT_EQ(a.available_elems, 0u);
+    expect_all(shmem_queue_global_flush(q), 0); // all moved: rooms were empty
+    push_all(room);
+    // every incoming room is full: nothing fits anywhere
+    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    size_t in = 0, out = 0;
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in, (size_t)n * room * 8);
+    EXPECT_EQ(out, (size_t)n * room * 8);
+    EXPECT_EQ(shmem_queue_data_push(q, &v, 1, 0), SHMEM_QUEUE_ERR_FULL); // still full
+    std::vector<int64_t> next(n, 0);                                      // per source
+    auto pop_from = [&](int s, int k) {
+        for (int j = 0; j < k; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, next[s])) << "from " << s;
+            next[s]++;
+        }
+    };
+    // PE 0 pops nothing; the others one from each source: only those move, one each
+    if (me != 0)
+        for (int s = 0; s < n; s++)
+            pop_from(s, 1);
+    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW); // nothing fits at PE 0
+    for (int d = 0; d < n; d++) {
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, d), 0);
+        EXPECT_EQ(out, (size_t)(d == 0 ? room : room - 1) * 8) << "to " << d;
+        EXPECT_EQ(in, (size_t)room * 8) << "from " << d; // PE 0 kept 4, the others 3 + 1
+    }
+    // everyone drains: the rest moves in order
+    for (int s = 0; s < n; s++)
+        pop_from(s, room);
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++)
+        pop_from(s, me == 0 ? room : room - 1);
+    ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+    EXPECT_EQ(in, 0u);
+    EXPECT_EQ(out, 0u);
+    for (int s = 0; s < n; s++)
+        EXPECT_EQ(next[s], 2 * room);
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.bytes, (uint64_t)n * 2 * room * 8);
+    EXPECT_EQ(st.full_returns, (uint64_t)n + 1);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// More than a porter buffer's worth for every destination at once: porter buffers grow,
+// every element arrives, in order; usage shows the buffers grew and the data held.
+TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int k = 6000; // 48,000 bytes per destination
+    shmem_queue_config_t c = data_queue_cfg(k * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_usage_t u0;
+    ASSERT_EQ(shmemx_queue_usage(q, &u0), 0);
+    for (int j = 0; j < k; j++)
+        for (int d = 0; d < n; d++) {
+            int64_t v = val(me, d, j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    shmemx_queue_usage_t u1;
+    ASSERT_EQ(shmemx_queue_usage(q, &u1), 0);
+    EXPECT_EQ(u1.held_bytes, (uint64_t)n * k * 8);
+    EXPECT_GE(u1.buffer_bytes, (uint64_t)n * k * 8); // runs and their headers
+    EXPECT_GE(u1.buffer_bytes, u0.buffer_bytes);
+    expect_all(shmem_queue_global_flush(q), 0);
+    // what arrived stays where it landed (the staging) while nothing else is flushed;
+    // an empty flush gives the unpopped data memory of its own, popping frees it
+    shmemx_queue_usage_t ua, ub, uc;
+    ASSERT_EQ(shmemx_queue_usage(q, &ua), 0);
+    EXPECT_GE(ua.scratch_bytes, (uint64_t)n * k * 8);
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmemx_queue_usage(q, &ub), 0);
+    EXPECT_EQ(ub.scratch_bytes, ua.scratch_bytes + (uint64_t)n * k * 8);
+    EXPECT_EQ(ub.held_bytes, (uint64_t)n * k * 8);
+    for (int s = n - 1; s >= 0; s--)
+        for (int j = 0; j < k; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            ASSERT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmemx_queue_usage(q, &uc), 0);
+    EXPECT_EQ(uc.held_bytes, 0u);
+    EXPECT_EQ(uc.scratch_bytes, ua.scratch_bytes); // popped-empty FIFOs freed
+    // half popped, then more arrives behind it: both halves in order
+    for (int j = 0; j < 4; j++)
+        for (int d = 0; d < n; d++) {
+            int64_t v = val(me, d, 100 + j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 100));
+    }
+    for (int d = 0; d < n; d++) {
+        int64_t v = val(me, d, 104);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++)
+        for (int j = 1; j < 5; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 100 + j));
+        }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// Teams split from the world: even PEs and odd PEs (strided); the whole exchange runs
+// in each. A team whose nodes differ in size (the first three PEs of two nodes of two)
+// stays direct, and works.
+TEST_F(Routed, StridedTeams)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_team_t evens = SHMEM_TEAM_INVALID, odds = SHMEM_TEAM_INVALID;
+    ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (n + 1) / 2, nullptr, 0, &evens),
+              0);
+    if (n > 1) {
+        ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 1, 2, n / 2, nullptr, 0, &odds), 0);
+    }
+    shmem_team_t mine = me % 2 == 0 ? evens : odds;
+    with_agree_comm(me % 2, [&] { all_to_all(mine, 3); });
+    if (evens != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(evens);
+    if (odds != SHMEM_TEAM_INVALID)
+        shmem_team_destroy(odds);
+
+    if (n >= 3) {
+        shmem_team_t first3 = SHMEM_TEAM_INVALID;
+        ASSERT_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 3, nullptr, 0, &first3), 0);
+        with_agree_comm(me < 3 ? 0 : MPI_UNDEFINED, [&] {
+            shmem_queue_config_t c = data_queue_cfg(64, 8);
+            shmem_queue_t q = nullptr;
+            ASSERT_EQ(shmem_queue_data_create(&q, &c, first3), 0);
+            int npn = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+            int uneven = 3 % npn != 0 && npn < 3; // nodes of 2 (or 4 cut to 3: one node)
+            EXPECT_EQ(mode_of(q), uneven ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
+                                         : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+            EXPECT_EQ(shmem_queue_data_destroy(&q, first3), 0);
+            all_to_all(first3, 2);
+            shmem_team_destroy(first3);
+        });
+    }
+}
+
+// max_bytes of 3 GiB: P x (room + header) exceeds int, so every hop takes the
+// large-count exchange (MPI_Ialltoallv_c); routed queues allocate no rooms, so this is
+// cheap. Data still exact and in order.
+TEST_F(Routed, HugeRoomTakesTheLargeCountExchange)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(3ull << 30, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(mode_of(q), (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    for (int j = 0; j < 5; j++)
+        for (int d = 0; d < n; d++) {
+            int64_t v = val(me, d, j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < n; s++)
+        for (int j = 0; j < 5; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, j));
+        }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST_F(Routed, DestroyWithDataSaysDataloss)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(64, 8);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    int64_t v = 5;
+    ASSERT_EQ(shmem_queue_data_push(q, &v, 1, (me + 1) % n), 0);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
+    EXPECT_EQ(q, nullptr);
+}
+
+} // namespace
