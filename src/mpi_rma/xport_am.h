@@ -41,10 +41,12 @@ void shmemi_am_quiet(void);
 void shmemi_am_quiet_pe(int pe);
 
 /* The comm queue's bursts to a PE off the node (xport.h, shmemi_xp_burst), one request
- * each: atomics and puts are copied into it, so the caller's buffer is free on return, and
- * complete at shmemi_am_burst_quiet(b->pe); gets wait for their reply and have put every
- * value at its local address on return. Returns the data bytes moved (0 and st noted if
- * the send failed). */
+ * each, and nothing of the caller's is read after return (atomics and puts are copied into
+ * the request, a get's local addresses kept with its reply buffer). Atomics and puts
+ * complete at shmemi_am_burst_quiet(b->pe); gets do not wait for their reply (at most
+ * AM_GET_BURSTS in flight): every value is at its local address by the next
+ * shmemi_am_burst_quiet (of any pe). Returns the data bytes moved (0 and st noted if the
+ * send failed). */
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st);
 /* The comm queue's one put or get too big for a chunk (len bytes at offset off of PE pe's
  * region): a put is copied out on return, a get lands by shmemi_am_burst_quiet(pe). */
