@@ -91,11 +91,18 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
         unsigned char *out = NULL;
         if (h->kind == AM_BTGET && cnt && !(out = malloc(cnt * es)))
             shmemi_fatal(routine, "out of memory");
+        /* the region once (at() checks it), then each record's range against its size */
+        char *base = cnt ? at(h, 0, 0, origin) : NULL;
+        size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
         for (uint64_t i = 0; i < cnt; i++) {
             uint64_t d;
             memcpy(&d, pl + i * 8, 8);
-            char *p = at(h, d, es, origin);
-            if (out)
+            if (d > rsize || es > rsize - d)
+                at(h, d, es, origin); /* reports it */
+            char *p = base + d;
+            if (out && es == 8) /* the common case: a constant-size copy */
+                memcpy(out + i * 8, p, 8);
+            else if (out)
                 memcpy(out + i * es, p, es);
             else
                 memcpy(p, pl + cnt * 8 + i * es, es);
