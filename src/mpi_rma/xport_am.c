@@ -606,9 +606,9 @@ static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
 /* A get burst: post the receive of its values, send the request and return; the values
  * are scattered to the local addresses when the reply is reaped: at the latest by the
  * queue's completion (shmemi_am_burst_quiet, which waits for every get burst), earlier
- * when the bound of AM_GET_BURSTS in flight makes a new one reap the finished ones (or
- * wait for the oldest). Waiting runs no progress hook (no_hooks): the queue is in the
- * middle of its own state changes. Returns the data bytes. */
+ * when the bound of AM_GET_BURSTS in flight makes a new one complete the oldest. Waiting
+ * runs no progress hook (no_hooks): the queue is in the middle of its own state changes.
+ * Returns the data bytes. */
 static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
 {
     int server = shmemi_am.server[b->pe];
@@ -639,9 +639,9 @@ static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_statu
 
     no_hooks = 1;
     pthread_mutex_lock(&o.lock);
-    if (o.gets.n >= AM_GET_BURSTS)
-        am_pends_reap(&o.gets, 0, NULL, getb_finish, am_routine);
-    while (o.gets.n >= AM_GET_BURSTS) { /* none finished: wait for the oldest, unlocked */
+    /* At the bound, complete the oldest (most likely answered already: one MPI_Test, where
+     * testing every burst in flight would run MPI progress 32 times per burst). */
+    while (o.gets.n >= AM_GET_BURSTS) { /* unlocked while it waits */
         am_pend_t e = o.gets.v[0];
         memmove(o.gets.v, o.gets.v + 1, --o.gets.n * sizeof e);
         __atomic_fetch_add(&o.quieting, 1, __ATOMIC_RELEASE); /* a quiet meanwhile waits for it */
