@@ -4,9 +4,11 @@
  * (loads, stores, CPU atomics on the mapping node.c made). So every atomic on a node's
  * memory is a CPU atomic of that node: one atomic domain per node, whichever PE issued it.
  *
- * Files: xport_am.c (origin side: requests, replies, completion), xport_am_serve.c (the
- * server: receive and apply, registered as a thread-safe progress hook, so the node's
- * progress agent runs it while the PEs compute), xport_am_proto.h (the wire format).
+ * Files: xport_am.c (origin side: requests, replies, completion, the comm queue's
+ * bursts), xport_am_serve.c (the server: receive and apply, registered as a thread-safe
+ * progress hook, so the node's progress agent runs it while the PEs compute),
+ * xport_am_init.c (the choice at init, set-up, shutdown), xport_am_proto.h (the wire
+ * format and what those files share).
  * docs/design.md, "Off the node: the atomic domain and the AM transport", has the why.
  *
  * Taken (shmemi.offnode_am, decided once at init by shmemi_am_init, the same on every PE)
@@ -55,7 +57,7 @@ void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region
  * waiting runs no progress hook (the queue is in the middle of its own state changes). */
 void shmemi_am_burst_quiet(int pe);
 
-/* ---- shared by xport_am.c and xport_am_serve.c ---- */
+/* ---- shared by the xport_am*.c files ---- */
 int shmemi_am_serve(void *arg); /* the progress hook (requests applied); also called by waiting origins */
 int shmemi_am_serve_init(void);  /* after the communicator exists, on servers */
 void shmemi_am_serve_fini(void);

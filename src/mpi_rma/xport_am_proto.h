@@ -119,7 +119,7 @@ static inline void am_pends_fini(am_pends_t *p, void (*wait)(MPI_Request *),
     p->n = p->cap = 0;
 }
 
-/* State both files share (xport_am.c defines it). */
+/* State the AM files share (xport_am_init.c defines it). */
 typedef struct {
     MPI_Comm comm;
     int *server;  /* world PE -> world rank of its node's server */
@@ -127,5 +127,10 @@ typedef struct {
     char why[160]; /* what shmemi_am_describe says */
 } am_state_t;
 extern am_state_t shmemi_am;
+
+/* The origin state of xport_am.c: set up once the choice is made, torn down at fini (every
+ * send and get burst left is waited for). */
+void shmemi_am_origin_init(void);
+void shmemi_am_origin_fini(void);
 
 #endif /* SHMEMI_XPORT_AM_PROTO_H */
