@@ -12,7 +12,7 @@
 #include <vector>
 #include "test_util.h"
 
-extern "C" int shmemi_am_on(void); // the job's off-node transport is AM (xport_am.c)
+extern "C" int shmemi_am_on(void); // the job's off-node transport is AM (xport_am_init.c)
 
 namespace {
 

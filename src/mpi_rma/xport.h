@@ -301,7 +301,7 @@ static inline void shmemi_xp_quiet_rank(const char *routine, const struct shmemq
  * (shmemi.offnode_am): the atomic domain is per node then (no MPI accumulate may touch node
  * memory), and the target's server applies puts and answers gets without the target PE
  * entering MPI, which passive-target RMA needs on some MPIs (issue 21). Otherwise MPI.
- * Completion: shmemi_xp_burst_flush (AM get bursts are complete on return). */
+ * Completion: shmemi_xp_burst_flush (AM get bursts too: their values land by then). */
 static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burst_scratch_t *sc,
                                      shmemi_xp_status_t *st)
 {

@@ -1,7 +1,7 @@
 /* xport_am.c: the AM transport's origin side (xport_am.h): requests to the server of the
- * target's node, the replies they wait for, completion (quiet, flush), and the choice
- * made at init (shmemi_am_init). The wire format is xport_am_proto.h's; the server is
- * xport_am_serve.c.
+ * target's node, the replies they wait for, completion (quiet, flush), the comm queue's
+ * bursts. The wire format is xport_am_proto.h's; the server is xport_am_serve.c; the
+ * choice made at init and the set-up are xport_am_init.c's.
  *
  * Origin state is under one lock (o.lock): the reply slots, the sends in flight and the
  * servers sent to since their last flush. Requests are sent under it, so requests of
@@ -14,13 +14,6 @@
 #include "xport_am_proto.h"
 #include <sched.h>
 
-am_state_t shmemi_am = {.comm = MPI_COMM_NULL};
-
-typedef struct {
-    MPI_Request req;
-    void *buf;
-} am_send_t;
-
 static struct {
     pthread_mutex_t lock;
     MPI_Request req[AM_NSLOTS];
@@ -31,8 +24,8 @@ static struct {
     int n_free;
     int nbi[AM_NSLOTS]; /* slots completed at quiet */
     int n_nbi;
-    am_send_t *sends;
-    size_t n_sends, cap_sends;
+    am_pends_t sends; /* request sends in flight, each with its copy */
+    am_pends_t gets;  /* the comm queue's get bursts in flight (am_getb_t buffers) */
     unsigned char *dirty; /* per world rank: a server sent to since its last flush */
     unsigned *unflushed;  /* per world rank: requests sent to it since then */
     int *dirty_list;
@@ -70,22 +63,15 @@ static void wait_req(MPI_Request *r, int locked)
     }
 }
 
+static void wait_locked(MPI_Request *r)
+{
+    wait_req(r, 1);
+}
+
 /* Sends in flight: free the finished ones; all: wait for every one. Lock held. */
 static void reap_sends(int all)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < o.n_sends; i++) {
-        int done = 0;
-        if (all)
-            wait_req(&o.sends[i].req, 1);
-        else
-            MPI_Test(&o.sends[i].req, &done, MPI_STATUS_IGNORE);
-        if (all || done)
-            free(o.sends[i].buf);
-        else
-            o.sends[k++] = o.sends[i];
-    }
-    o.n_sends = k;
+    am_pends_reap(&o.sends, all, wait_locked, free, am_routine);
 }
 
 /* ---- slots (lock held) ---- */
@@ -139,32 +125,26 @@ static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const
         memcpy(buf + sizeof *h, a, na);
     if (nb)
         memcpy(buf + sizeof *h + na, b, nb);
-    if (o.n_sends == o.cap_sends) {
-        reap_sends(0);
-        if (o.n_sends == o.cap_sends) {
-            size_t cap = o.cap_sends ? 2 * o.cap_sends : 64;
-            am_send_t *s = realloc(o.sends, cap * sizeof *s);
-            if (!s)
-                shmemi_fatal(am_routine, "out of memory");
-            o.sends = s;
-            o.cap_sends = cap;
-        }
-    }
     if (n > (size_t)INT32_MAX)
         shmemi_fatal(am_routine, "request of %zu bytes", n);
-    int rc = MPI_Isend(buf, (int)n, MPI_BYTE, server, AM_TAG_REQ, shmemi_am.comm,
-                       &o.sends[o.n_sends].req);
+    am_pend_t *e = am_pends_room(&o.sends, free, am_routine);
+    int rc = MPI_Isend(buf, (int)n, MPI_BYTE, server, AM_TAG_REQ, shmemi_am.comm, &e->req);
     if (rc != MPI_SUCCESS) {
         free(buf);
         return rc;
     }
-    o.sends[o.n_sends++].buf = buf;
-    if (h->kind != AM_FLUSH && !o.dirty[server]) { /* a flush leaves nothing to flush */
+    e->buf = buf;
+    o.sends.n++;
+    /* A flush leaves nothing to flush, and a get's own reply is waited for before any
+     * completion counts it (quiet, or the caller), and proves every earlier request of
+     * this origin to that server applied: neither needs a flush. */
+    if (h->kind == AM_FLUSH || h->kind == AM_GET || h->kind == AM_BTGET || h->kind == AM_BGET)
+        return MPI_SUCCESS;
+    if (!o.dirty[server]) {
         o.dirty[server] = 1;
         o.dirty_list[o.n_dirty++] = server;
     }
-    if (h->kind != AM_FLUSH)
-        __atomic_fetch_add(&o.unflushed[server], 1u, __ATOMIC_RELAXED); /* throttle reads it unlocked */
+    __atomic_fetch_add(&o.unflushed[server], 1u, __ATOMIC_RELAXED); /* throttle reads it unlocked */
     return MPI_SUCCESS;
 }
 
@@ -265,6 +245,61 @@ void shmemi_am_amo_nbi(const char *routine, const shmemi_target_t *t, size_t siz
     amo(t, size, kind, op, value, cond, result, 1);
 }
 
+/* ---- the comm queue's get bursts in flight ---- */
+
+/* One get burst's buffer: this header, the reply (total bytes, padded to 8), then where
+ * its values go: n local addresses (typed gets) or the n records {disp, len, local
+ * address} (a copy: the queue reuses its chunk once the burst returns). */
+typedef struct {
+    int slot; /* its reply tag - 1 */
+    int typed;
+    uint32_t n;
+    size_t esize, total;
+} am_getb_t;
+
+static unsigned char *getb_reply(am_getb_t *g)
+{
+    return (unsigned char *)(g + 1);
+}
+
+static unsigned char *getb_where(am_getb_t *g)
+{
+    return getb_reply(g) + ((g->total + 7) & ~(size_t)7);
+}
+
+/* A get burst's reply is in: put every value at its local address (record order), give
+ * the slot back, free the buffer. Lock held. */
+static void getb_finish(void *buf)
+{
+    am_getb_t *g = buf;
+    const unsigned char *in = getb_reply(g), *w = getb_where(g);
+    size_t at = 0;
+    if (g->typed && g->esize == 8) { /* the common case: constant-size stores */
+        for (uint32_t i = 0; i < g->n; i++) {
+            uint64_t local;
+            memcpy(&local, w + (size_t)i * 8, 8);
+            memcpy((void *)(uintptr_t)local, in + (size_t)i * 8, 8);
+        }
+        slot_put(g->slot);
+        free(g);
+        return;
+    }
+    for (uint32_t i = 0; i < g->n; i++) {
+        uint64_t local, len = g->esize;
+        if (g->typed) {
+            memcpy(&local, w + (size_t)i * 8, 8);
+        } else {
+            memcpy(&len, w + (size_t)i * 24 + 8, 8);
+            memcpy(&local, w + (size_t)i * 24 + 16, 8);
+        }
+        if (len)
+            memcpy((void *)(uintptr_t)local, in + at, len);
+        at += len;
+    }
+    slot_put(g->slot);
+    free(g);
+}
+
 /* ---- completion ---- */
 
 /* Flush the servers in list (n of them) and wait for their answers. Lock not held. */
@@ -300,8 +335,8 @@ static void flush_servers(const int *list, int n)
 static void quiet(int server)
 {
     pthread_mutex_lock(&o.lock);
-    if (o.n_dirty == 0 && o.n_nbi == 0 && o.quieting == 0) {
-        if (o.n_sends)
+    if (o.n_dirty == 0 && o.n_nbi == 0 && o.gets.n == 0 && o.quieting == 0) {
+        if (o.sends.n)
             reap_sends(0);
         pthread_mutex_unlock(&o.lock);
         return;
@@ -343,13 +378,22 @@ static void quiet(int server)
         memcpy(nbi, o.nbi, sizeof(int) * (size_t)nn);
         o.n_nbi = 0;
     }
+    /* and the get bursts in flight (all of them, as the nbi results: conservative) */
+    am_pends_t gets = o.gets;
+    o.gets.v = NULL;
+    o.gets.n = o.gets.cap = 0;
     pthread_mutex_unlock(&o.lock);
     for (int i = 0; i < nn; i++)
         wait_req(&o.req[nbi[i]], 0);
+    for (size_t i = 0; i < gets.n; i++)
+        wait_req(&gets.v[i].req, 0);
 
     pthread_mutex_lock(&o.lock);
     for (int i = 0; i < nn; i++)
         slot_finish(nbi[i]);
+    for (size_t i = 0; i < gets.n; i++)
+        getb_finish(gets.v[i].buf);
+    free(gets.v);
     __atomic_fetch_sub(&o.quieting, 1, __ATOMIC_RELEASE);
     reap_sends(0);
     pthread_mutex_unlock(&o.lock);
@@ -557,9 +601,12 @@ static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
     return off;
 }
 
-/* A get burst: the request with a reply slot, then wait for the values (in record order)
- * and scatter them to the local addresses. Waiting runs no progress hook (no_hooks): the
- * queue is in the middle of its own state changes. Returns the data bytes. */
+/* A get burst: post the receive of its values, send the request and return; the values
+ * are scattered to the local addresses when the reply is reaped: at the latest by the
+ * queue's completion (shmemi_am_burst_quiet, which waits for every get burst), earlier
+ * when the bound of AM_GET_BURSTS in flight makes a new one complete the oldest. Waiting
+ * runs no progress hook (no_hooks): the queue is in the middle of its own state changes.
+ * Returns the data bytes. */
 static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
 {
     int server = shmemi_am.server[b->pe];
@@ -576,46 +623,56 @@ static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_statu
         }
     if (total > (size_t)INT32_MAX)
         shmemi_fatal(am_routine, "get burst of %zu bytes", total);
-    unsigned char *in = malloc(total ? total : 1);
-    if (!in)
-        shmemi_fatal(am_routine, "out of memory (%zu bytes)", total);
+    size_t where = typed ? (size_t)b->n * 8 : nreq;
+    am_getb_t *g = malloc(sizeof *g + ((total + 7) & ~(size_t)7) + where);
+    if (!g)
+        shmemi_fatal(am_routine, "out of memory (%zu bytes)", total + where);
+    g->slot = -1;
+    g->typed = typed;
+    g->n = b->n;
+    g->esize = b->esize;
+    g->total = total;
+    if (where)
+        memcpy(getb_where(g), typed ? (const void *)b->elems : (const void *)b->records, where);
+
+    no_hooks = 1;
     pthread_mutex_lock(&o.lock);
+    /* At the bound, complete the oldest (most likely answered already: one MPI_Test, where
+     * testing every burst in flight would run MPI progress 32 times per burst). */
+    while (o.gets.n >= AM_GET_BURSTS) { /* unlocked while it waits */
+        am_pend_t e = o.gets.v[0];
+        memmove(o.gets.v, o.gets.v + 1, --o.gets.n * sizeof e);
+        __atomic_fetch_add(&o.quieting, 1, __ATOMIC_RELEASE); /* a quiet meanwhile waits for it */
+        pthread_mutex_unlock(&o.lock);
+        wait_req(&e.req, 0);
+        pthread_mutex_lock(&o.lock);
+        getb_finish(e.buf);
+        __atomic_fetch_sub(&o.quieting, 1, __ATOMIC_RELEASE);
+    }
     int s = slot_get();
-    o.result[s] = NULL;
-    post_reply(s, server, in, total);
+    g->slot = s;
+    am_pend_t *e = am_pends_room(&o.gets, getb_finish, am_routine);
+    int rc = MPI_Irecv(getb_reply(g), (int)total, MPI_BYTE, server, s + 1, shmemi_am.comm,
+                       &e->req);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(am_routine, "MPI_Irecv", rc);
     h->tag = s + 1;
-    int rc = try_send_req(server, h, req, nreq, NULL, 0);
+    rc = try_send_req(server, h, req, nreq, NULL, 0); /* touches o.sends only: e stays */
     if (rc != MPI_SUCCESS) { /* nothing will answer: withdraw the receive */
-        MPI_Cancel(&o.req[s]);
-        MPI_Wait(&o.req[s], MPI_STATUS_IGNORE);
+        MPI_Cancel(&e->req);
+        MPI_Wait(&e->req, MPI_STATUS_IGNORE);
         slot_put(s);
+    } else {
+        e->buf = g;
+        o.gets.n++;
     }
     pthread_mutex_unlock(&o.lock);
+    no_hooks = 0;
     if (rc != MPI_SUCCESS) {
-        free(in);
+        free(g);
         burst_note(st, rc, "MPI_Isend");
         return 0;
     }
-    no_hooks = 1;
-    wait_req(&o.req[s], 0);
-    no_hooks = 0;
-    pthread_mutex_lock(&o.lock);
-    slot_put(s);
-    pthread_mutex_unlock(&o.lock);
-    size_t at = 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-        uint64_t local, len = b->esize;
-        if (typed) {
-            memcpy(&local, b->elems + (size_t)i * 8, 8);
-        } else {
-            memcpy(&len, b->records + (size_t)i * 24 + 8, 8);
-            memcpy(&local, b->records + (size_t)i * 24 + 16, 8);
-        }
-        if (len)
-            memcpy((void *)(uintptr_t)local, in + at, len);
-        at += len;
-    }
-    free(in);
     return total;
 }
 
@@ -679,105 +736,33 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     return bytes;
 }
 
-/* ---- the choice, set-up and shutdown ---- */
+/* ---- set-up and shutdown of the origin state (xport_am_init.c decides and calls) ---- */
 
-static int setting_am(void)
+void shmemi_am_origin_init(void)
 {
-    const char *e = getenv("SHMEMQ_OFFNODE");
-    return !(e && strcmp(e, "mpi") == 0); /* anything else: the default (settings.c) */
-}
-
-int shmemi_am_init(void)
-{
-    int spans = shmemi.node_size < shmemi.n_pes;
-    int mapped = shmemi.node_heap_ok && shmemi.node_data_ok;
-    int leader = shmemi.my_pe;
-    SHMEMI_MPI_CHECK("shmem_init",
-                     MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shmemi.node_comm));
-    /* A server must serve while its PEs compute, spin or wait inside MPI (a barrier of the
-     * program's own): that takes a thread on it, the node's progress agent. Without one on
-     * every node a PE waiting in MPI_Allreduce would hang its peers' atomics, where MPI RMA
-     * completes them (MPI progresses inside the Allreduce). */
-    int served = leader != shmemi.my_pe || shmemi_agent_running();
-    int want[2] = {spans && mapped && setting_am(), served}, all[2] = {0, 0};
-    /* every PE must agree: the choice decides who sends what where */
-    SHMEMI_MPI_CHECK("shmem_init", MPI_Allreduce(want, all, 2, MPI_INT, MPI_MIN, shmemi.comm));
-    if (!spans)
-        snprintf(shmemi_am.why, sizeof shmemi_am.why, "none (one-node job)");
-    else if (!mapped)
-        snprintf(shmemi_am.why, sizeof shmemi_am.why,
-                 "MPI RMA (node peers' memory not mapped, so no node can apply for its PEs)");
-    else if (!setting_am())
-        snprintf(shmemi_am.why, sizeof shmemi_am.why, "MPI RMA (SHMEMQ_OFFNODE=mpi)");
-    else if (!all[0])
-        snprintf(shmemi_am.why, sizeof shmemi_am.why, "MPI RMA (another PE could not take AM)");
-    else if (!all[1])
-        snprintf(shmemi_am.why, sizeof shmemi_am.why,
-                 "MPI RMA (a node has no progress agent to serve it while its PEs wait inside "
-                 "MPI; SHMEMQ_OFFNODE=am needs one)");
-    else
-        snprintf(shmemi_am.why, sizeof shmemi_am.why,
-                 "AM to the target node's leader, applied there with CPU atomics (SHMEMQ_OFFNODE=am: "
-                 "passive-target MPI RMA needs the target's CPU on the MPIs measured)");
-    all[0] = all[0] && all[1];
-    shmemi.offnode_am = all[0];
-    if (!all[0])
-        return 0;
-    shmemi_am.server = malloc(sizeof(int) * (size_t)shmemi.n_pes);
     o.dirty = calloc((size_t)shmemi.n_pes, 1);
     o.unflushed = calloc((size_t)shmemi.n_pes, sizeof(unsigned));
     o.dirty_list = malloc(sizeof(int) * (size_t)shmemi.n_pes);
-    if (!shmemi_am.server || !o.dirty || !o.unflushed || !o.dirty_list)
+    if (!o.dirty || !o.unflushed || !o.dirty_list)
         shmemi_fatal("shmem_init", "out of memory");
-    SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(&leader, 1, MPI_INT, shmemi_am.server, 1, MPI_INT,
-                                                 shmemi.comm));
-    SHMEMI_MPI_CHECK("shmem_init", MPI_Comm_dup(shmemi.comm, &shmemi_am.comm));
-    MPI_Comm_set_errhandler(shmemi_am.comm, MPI_ERRORS_RETURN);
-    int ub_ok = 0, *ub = NULL;
-    MPI_Comm_get_attr(shmemi_am.comm, MPI_TAG_UB, &ub, &ub_ok);
-    if (ub_ok && ub && *ub < AM_NSLOTS)
-        shmemi_fatal("shmem_init", "MPI_TAG_UB %d is below %d", *ub, AM_NSLOTS);
     o.n_free = 0;
     for (int s = AM_NSLOTS - 1; s >= 0; s--)
         o.free_slots[o.n_free++] = s;
-    shmemi_am.is_server = leader == shmemi.my_pe;
-    return shmemi_am.is_server ? shmemi_am_serve_init() : 0;
 }
 
-void shmemi_am_fini(void)
+void shmemi_am_origin_fini(void)
 {
-    if (!shmemi.offnode_am)
-        return;
     /* no quiet here: every PE quieted before finalize's barriers, and a server may be
      * past this point already; the sends left are received (their flushes answered) */
     pthread_mutex_lock(&o.lock);
-    reap_sends(1);
+    am_pends_fini(&o.gets, wait_locked, getb_finish, am_routine);
+    am_pends_fini(&o.sends, wait_locked, free, am_routine);
     pthread_mutex_unlock(&o.lock);
-    if (shmemi_am.is_server)
-        shmemi_am_serve_fini();
-    MPI_Comm_free(&shmemi_am.comm);
-    free(shmemi_am.server);
     free(o.dirty);
     free(o.unflushed);
     free(o.dirty_list);
-    free(o.sends);
-    shmemi_am.server = NULL;
     o.dirty = NULL;
     o.unflushed = NULL;
     o.dirty_list = NULL;
-    o.sends = NULL;
-    o.n_sends = o.cap_sends = 0;
     o.n_dirty = o.n_nbi = 0;
-    shmemi_am.is_server = 0;
-    shmemi.offnode_am = 0;
-}
-
-int shmemi_am_on(void)
-{
-    return shmemi.offnode_am;
-}
-
-void shmemi_am_describe(char *buf, size_t n)
-{
-    snprintf(buf, n, "%s", shmemi_am.why[0] ? shmemi_am.why : "not decided yet");
 }

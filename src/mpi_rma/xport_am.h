@@ -4,9 +4,11 @@
  * (loads, stores, CPU atomics on the mapping node.c made). So every atomic on a node's
  * memory is a CPU atomic of that node: one atomic domain per node, whichever PE issued it.
  *
- * Files: xport_am.c (origin side: requests, replies, completion), xport_am_serve.c (the
- * server: receive and apply, registered as a thread-safe progress hook, so the node's
- * progress agent runs it while the PEs compute), xport_am_proto.h (the wire format).
+ * Files: xport_am.c (origin side: requests, replies, completion, the comm queue's
+ * bursts), xport_am_serve.c (the server: receive and apply, registered as a thread-safe
+ * progress hook, so the node's progress agent runs it while the PEs compute),
+ * xport_am_init.c (the choice at init, set-up, shutdown), xport_am_proto.h (the wire
+ * format and what those files share).
  * docs/design.md, "Off the node: the atomic domain and the AM transport", has the why.
  *
  * Taken (shmemi.offnode_am, decided once at init by shmemi_am_init, the same on every PE)
@@ -41,10 +43,12 @@ void shmemi_am_quiet(void);
 void shmemi_am_quiet_pe(int pe);
 
 /* The comm queue's bursts to a PE off the node (xport.h, shmemi_xp_burst), one request
- * each: atomics and puts are copied into it, so the caller's buffer is free on return, and
- * complete at shmemi_am_burst_quiet(b->pe); gets wait for their reply and have put every
- * value at its local address on return. Returns the data bytes moved (0 and st noted if
- * the send failed). */
+ * each, and nothing of the caller's is read after return (atomics and puts are copied into
+ * the request, a get's local addresses kept with its reply buffer). Atomics and puts
+ * complete at shmemi_am_burst_quiet(b->pe); gets do not wait for their reply (at most
+ * AM_GET_BURSTS in flight): every value is at its local address by the next
+ * shmemi_am_burst_quiet (of any pe). Returns the data bytes moved (0 and st noted if the
+ * send failed). */
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st);
 /* The comm queue's one put or get too big for a chunk (len bytes at offset off of PE pe's
  * region): a put is copied out on return, a get lands by shmemi_am_burst_quiet(pe). */
@@ -53,7 +57,7 @@ void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region
  * waiting runs no progress hook (the queue is in the middle of its own state changes). */
 void shmemi_am_burst_quiet(int pe);
 
-/* ---- shared by xport_am.c and xport_am_serve.c ---- */
+/* ---- shared by the xport_am*.c files ---- */
 int shmemi_am_serve(void *arg); /* the progress hook (requests applied); also called by waiting origins */
 int shmemi_am_serve_init(void);  /* after the communicator exists, on servers */
 void shmemi_am_serve_fini(void);

@@ -19,6 +19,10 @@ enum { AM_TAG_REQ = 0 };
 /* Puts and gets travel in pieces of at most this many bytes: a bounded buffer at the
  * server, and a large transfer is a pipeline of messages rather than one. */
 #define AM_CHUNK ((size_t)64 << 10)
+/* The comm queue's get bursts in flight at one origin (each holds a reply slot and a
+ * buffer of its values until its reply is scattered): a bound on memory and on the
+ * server's backlog, deep enough to keep several round trips overlapped. */
+#define AM_GET_BURSTS 32
 
 enum {
     AM_AMO = 1, /* one atomic: size, amokind, op, value, cond; reply: the old value */
@@ -46,7 +50,76 @@ typedef struct {
     uint64_t value, cond;
 } am_req_t;
 
-/* State both files share (xport_am.c defines it). */
+/* Nonblocking MPI operations in flight, each with the buffer it owns: the origin's request
+ * sends and get bursts (xport_am.c), the server's replies (xport_am_serve.c). One helper
+ * for the three lists: grown on demand, reaped when done. */
+typedef struct {
+    MPI_Request req;
+    void *buf;
+} am_pend_t;
+typedef struct {
+    am_pend_t *v;
+    size_t n, cap;
+} am_pends_t;
+
+/* Reap the finished entries (all: wait for every one with wait, which may run MPI only):
+ * finish(buf) each (free it; or scatter a reply, then free) and drop it, keeping the
+ * order of the rest. A failed test ends the job naming routine. Returns the count. */
+static inline size_t am_pends_reap(am_pends_t *p, int all, void (*wait)(MPI_Request *),
+                                   void (*finish)(void *), const char *routine)
+{
+    size_t k = 0, fin = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        int done = 1;
+        if (all) {
+            wait(&p->v[i].req);
+        } else {
+            int rc = MPI_Test(&p->v[i].req, &done, MPI_STATUS_IGNORE);
+            if (rc != MPI_SUCCESS)
+                shmemi_mpi_fail(routine, "MPI_Test", rc);
+        }
+        if (done) {
+            finish(p->v[i].buf);
+            fin++;
+        } else {
+            p->v[k++] = p->v[i];
+        }
+    }
+    p->n = k;
+    return fin;
+}
+
+/* Room for one more entry, finished ones reaped first: the caller starts its operation in
+ * the returned entry's req, sets buf and then counts it (p->n++); or leaves it uncounted
+ * if the start failed. */
+static inline am_pend_t *am_pends_room(am_pends_t *p, void (*finish)(void *),
+                                       const char *routine)
+{
+    if (p->n == p->cap) {
+        am_pends_reap(p, 0, NULL, finish, routine);
+        if (p->n == p->cap) {
+            size_t cap = p->cap ? 2 * p->cap : 64;
+            am_pend_t *v = realloc(p->v, cap * sizeof *v);
+            if (!v)
+                shmemi_fatal(routine, "out of memory");
+            p->v = v;
+            p->cap = cap;
+        }
+    }
+    return &p->v[p->n];
+}
+
+/* Wait for every entry, finish it, and free the list. */
+static inline void am_pends_fini(am_pends_t *p, void (*wait)(MPI_Request *),
+                                 void (*finish)(void *), const char *routine)
+{
+    am_pends_reap(p, 1, wait, finish, routine);
+    free(p->v);
+    p->v = NULL;
+    p->n = p->cap = 0;
+}
+
+/* State the AM files share (xport_am_init.c defines it). */
 typedef struct {
     MPI_Comm comm;
     int *server;  /* world PE -> world rank of its node's server */
@@ -54,5 +127,10 @@ typedef struct {
     char why[160]; /* what shmemi_am_describe says */
 } am_state_t;
 extern am_state_t shmemi_am;
+
+/* The origin state of xport_am.c: set up once the choice is made, torn down at fini (every
+ * send and get burst left is waited for). */
+void shmemi_am_origin_init(void);
+void shmemi_am_origin_fini(void);
 
 #endif /* SHMEMI_XPORT_AM_PROTO_H */

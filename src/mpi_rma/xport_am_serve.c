@@ -14,58 +14,32 @@
 #include "xport.h"
 #include "xport_am_proto.h"
 
-typedef struct {
-    MPI_Request req;
-    void *buf;
-} reply_t;
-
 static struct {
     pthread_mutex_t lock;
     int registered;
     unsigned char *buf;
     size_t cap;
-    reply_t *replies;
-    size_t n_replies, cap_replies;
+    am_pends_t replies; /* replies in flight, each with its copy */
 } sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *routine = "shmemq AM server";
 
-static void reap_replies(int all)
+static void reply_wait(MPI_Request *r)
 {
-    size_t k = 0;
-    for (size_t i = 0; i < sv.n_replies; i++) {
-        int done = 0;
-        if (all)
-            MPI_Wait(&sv.replies[i].req, MPI_STATUS_IGNORE);
-        else
-            MPI_Test(&sv.replies[i].req, &done, MPI_STATUS_IGNORE);
-        if (all || done)
-            free(sv.replies[i].buf);
-        else
-            sv.replies[k++] = sv.replies[i];
-    }
-    sv.n_replies = k;
+    int rc = MPI_Wait(r, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS)
+        shmemi_mpi_fail(routine, "MPI_Wait", rc);
 }
 
 /* Send n bytes of copy (malloc'd or NULL; freed once sent) to origin with tag. */
 static void reply_owned(int origin, int tag, void *copy, size_t n)
 {
-    if (sv.n_replies == sv.cap_replies) {
-        reap_replies(0);
-        if (sv.n_replies == sv.cap_replies) {
-            size_t cap = sv.cap_replies ? 2 * sv.cap_replies : 64;
-            reply_t *r = realloc(sv.replies, cap * sizeof *r);
-            if (!r)
-                shmemi_fatal(routine, "out of memory");
-            sv.replies = r;
-            sv.cap_replies = cap;
-        }
-    }
-    int rc = MPI_Isend(copy, (int)n, MPI_BYTE, origin, tag, shmemi_am.comm,
-                       &sv.replies[sv.n_replies].req);
+    am_pend_t *e = am_pends_room(&sv.replies, free, routine);
+    int rc = MPI_Isend(copy, (int)n, MPI_BYTE, origin, tag, shmemi_am.comm, &e->req);
     if (rc != MPI_SUCCESS)
         shmemi_mpi_fail(routine, "MPI_Isend", rc);
-    sv.replies[sv.n_replies++].buf = copy;
+    e->buf = copy;
+    sv.replies.n++;
 }
 
 /* Send n bytes from src (copied) to origin with tag. */
@@ -117,11 +91,18 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
         unsigned char *out = NULL;
         if (h->kind == AM_BTGET && cnt && !(out = malloc(cnt * es)))
             shmemi_fatal(routine, "out of memory");
+        /* the region once (at() checks it), then each record's range against its size */
+        char *base = cnt ? at(h, 0, 0, origin) : NULL;
+        size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
         for (uint64_t i = 0; i < cnt; i++) {
             uint64_t d;
             memcpy(&d, pl + i * 8, 8);
-            char *p = at(h, d, es, origin);
-            if (out)
+            if (d > rsize || es > rsize - d)
+                at(h, d, es, origin); /* reports it */
+            char *p = base + d;
+            if (out && es == 8) /* the common case: a constant-size copy */
+                memcpy(out + i * 8, p, 8);
+            else if (out)
                 memcpy(out + i * es, p, es);
             else
                 memcpy(p, pl + cnt * 8 + i * es, es);
@@ -249,8 +230,8 @@ int shmemi_am_serve(void *arg)
     if (pthread_mutex_trylock(&sv.lock) != 0)
         return 0; /* another thread serves right now */
     if (sv.registered) {
-        if (sv.n_replies)
-            reap_replies(0);
+        if (sv.replies.n)
+            am_pends_reap(&sv.replies, 0, NULL, free, routine);
         for (int k = 0; k < 256; k++) { /* bounded: the caller has its own work */
             int flag = 0, cnt = 0;
             MPI_Message m;
@@ -295,12 +276,9 @@ void shmemi_am_serve_fini(void)
     shmemi_progress_unregister(shmemi_am_serve, NULL);
     pthread_mutex_lock(&sv.lock);
     sv.registered = 0;
-    reap_replies(1);
-    free(sv.replies);
+    am_pends_fini(&sv.replies, reply_wait, free, routine);
     free(sv.buf);
-    sv.replies = NULL;
     sv.buf = NULL;
     sv.cap = 0;
-    sv.n_replies = sv.cap_replies = 0;
     pthread_mutex_unlock(&sv.lock);
 }
