@@ -228,11 +228,13 @@ static inline unsigned char *cq_node_target(int pe, int win, int atomic)
 
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
                   uint32_t n, uint32_t sent);
-/* A dense burst of n adds summed to one record per word (cq_node.c): displacements to
- * out_disp, sums to out_opnd; the records written, UINT32_MAX when it does not qualify. */
+/* n adds of esize (4 or 8) bytes, aligned, within span words from displacement lo,
+ * summed to one record per word (cq_node.c): displacements to out_disp, sums to
+ * out_opnd; the records written, UINT32_MAX when the summing array is not there. */
 uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          const unsigned char *opnd, uint32_t n, int esize,
-                                         uint64_t *out_disp, unsigned char *out_opnd);
+                                         uint64_t lo, uint64_t span, uint64_t *out_disp,
+                                         unsigned char *out_opnd);
 /* rma (cq_rma.c): one MPI call per burst; complete at cq_rma_complete */
 int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
 /* PE pe has RMA operations of this queue to complete (every MPI call to it says so) */

@@ -168,6 +168,7 @@ int cq_issue_all(shmem_queue_t q)
 int cq_flush_all(shmem_queue_t q)
 {
     int rc = cq_issue_all(q);
+    shmemi_queue_comm_owner_serve(NULL); /* what node peers posted here: one load if nothing */
     if (q->own_busy) /* bursts posted to node peers: applied by them or, late, by us */
         shmemi_queue_comm_owner_reap(q, 1);
     shmemi_node_quiet(); /* node bursts: visible before the flush returns */

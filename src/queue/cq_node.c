@@ -57,10 +57,10 @@ static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
 }
 
 static int node_add_dense(shmem_queue_t q, unsigned char *base, const uint64_t *disp,
-                          const unsigned char *opnd, uint32_t n, int esize)
+                          const unsigned char *opnd, uint32_t n, int esize, int narrow_only)
 {
     uint64_t lo, span, applied = 0, *acc = dense_range(q, disp, n, esize, &lo, &span);
-    if (!acc)
+    if (!acc || (narrow_only && span > n))
         return 0;
     dense_sum(acc, lo, disp, opnd, n, esize);
     for (uint64_t k = 0; k < span; k++)
@@ -80,13 +80,18 @@ static int node_add_dense(shmem_queue_t q, unsigned char *base, const uint64_t *
 
 uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          const unsigned char *opnd, uint32_t n, int esize,
-                                         uint64_t *out_disp, unsigned char *out_opnd)
+                                         uint64_t lo, uint64_t span, uint64_t *out_disp,
+                                         unsigned char *out_opnd)
 {
-    uint64_t lo, span, *acc = dense_range(q, disp, n, esize, &lo, &span);
-    /* a table wider than the burst merges little, and the scan of its summing array
-     * (a branch per word) cost more than copying the records as they are */
-    if (!acc || span > n)
-        return UINT32_MAX;
+    if (q->dense_cap < span) {
+        uint64_t *d = span <= CQ_DENSE_MAX ? calloc(CQ_DENSE_MAX, sizeof *d) : NULL;
+        if (!d)
+            return UINT32_MAX;
+        free(q->dense);
+        q->dense = d;
+        q->dense_cap = CQ_DENSE_MAX;
+    }
+    uint64_t *acc = q->dense;
     dense_sum(acc, lo, disp, opnd, n, esize);
     uint32_t m = 0;
     for (uint64_t k = 0; k < span; k++) {
@@ -137,7 +142,11 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
             q->st.bursts++;
             return 0;
         }
-        if (h->slot != CQ_S_ADD || !node_add_dense(q, base, s->disp, s->opnd, sent, h->esize))
+        /* Own table, peers posting theirs to us: the lines stay here, so summing a table
+         * wider than the burst (a branch per word of it) costs more than it saves */
+        int narrow_only = c->pe == q->me && q->own_mode;
+        if (h->slot != CQ_S_ADD ||
+            !node_add_dense(q, base, s->disp, s->opnd, sent, h->esize, narrow_only))
             cq_apply_atomics(base, h->slot, h->esize, s->disp, s->opnd, sent, 1);
         q->st.bytes += (uint64_t)sent * h->esize;
     }

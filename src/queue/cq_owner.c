@@ -29,14 +29,23 @@
 #include "cq_owner.h"
 #include "queue.h"
 
-#define OWN_MAX_M 8u /* mailboxes per (origin, owner) at most */
+#define OWN_MAX_M 16u /* mailboxes per (origin, owner) at most */
+/* auto: a burst whose addresses span less than this stays with the origin (bench/README.md:
+ * a table that fits L1 moves few lines, and posting lost there) */
+#define OWN_AUTO_MIN_SPAN ((uint64_t)32 << 10)
 #define OWN_FREE 0u
 #define OWN_POSTED 1u
 #define OWN_CLAIMED 2u
+/* Records in a mailbox: 64-bit displacements and an operand each (what the summing
+ * writes), or 32-bit displacements (every address below 4 GiB) with an operand each or
+ * one for all (a histogram's adds of 1: 4 bytes a record instead of 16, so the owner
+ * reads and the origin writes a quarter). */
+enum { OWN_FMT_D64 = 0, OWN_FMT_D32, OWN_FMT_D32_ONE };
 
 typedef struct {
     uint32_t state;
-    uint8_t slot, esize, win, pad;
+    uint8_t slot, esize, win;
+    uint8_t fmt; /* OWN_FMT_* */
     uint32_t count;    /* records */
     uint32_t opnd_off; /* operands start this many bytes into the data */
     unsigned char pad2[48];
@@ -206,11 +215,53 @@ static inline int claim(own_mb_t *mb)
 
 /* Applies a claimed mailbox at base (the region mb->win of its owner as mapped here) and
  * frees it: the release store publishes the updates to whoever sees FREE. */
+#define OWN_D32_BODY(UT)                                                                   \
+    do {                                                                                   \
+        UT v = 0;                                                                          \
+        for (uint32_t i = 0; i < n; i++) {                                                 \
+            UT *p = (UT *)(void *)(base + d32[i]);                                         \
+            if (one) {                                                                     \
+                if (i == 0)                                                                \
+                    memcpy(&v, opnd, sizeof v);                                            \
+            } else {                                                                       \
+                memcpy(&v, opnd + (size_t)i * sizeof v, sizeof v);                         \
+            }                                                                              \
+            switch (slot) {                                                                \
+            case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
+            case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
+            case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;              \
+            case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                \
+            default: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;                    \
+            }                                                                              \
+        }                                                                                  \
+    } while (0)
+
+/* 32-bit displacements: the same __atomic operations as cq_apply_atomics. The histogram's
+ * case (64-bit adds of one value) has its own loop. */
+static void apply_d32(unsigned char *base, int slot, int esize, const uint32_t *d32,
+                      const unsigned char *opnd, uint32_t n, int one)
+{
+    if (slot == CQ_S_ADD && esize == 8 && one) {
+        uint64_t v;
+        memcpy(&v, opnd, 8);
+        for (uint32_t i = 0; i < n; i++)
+            __atomic_fetch_add((uint64_t *)(void *)(base + d32[i]), v, __ATOMIC_RELAXED);
+    } else if (esize == 8) {
+        OWN_D32_BODY(uint64_t);
+    } else {
+        OWN_D32_BODY(uint32_t);
+    }
+}
+
 static void apply_release(unsigned char *box, own_mb_t *mb, unsigned char *base)
 {
     const unsigned char *d = mb_data(mb);
-    cq_apply_atomics(base, mb->slot, mb->esize, (const uint64_t *)(const void *)d,
-                     d + mb->opnd_off, mb->count, 1);
+    if (mb->fmt == OWN_FMT_D64)
+        cq_apply_atomics(base, mb->slot, mb->esize, (const uint64_t *)(const void *)d,
+                         d + mb->opnd_off, mb->count, 1);
+    else
+        apply_d32(base, mb->slot, mb->esize, (const uint32_t *)(const void *)d,
+                  d + mb->opnd_off, mb->count, mb->fmt == OWN_FMT_D32_ONE);
     __atomic_fetch_sub(box_pending(box), 1, __ATOMIC_RELAXED);
     __atomic_store_n(&mb->state, OWN_FREE, __ATOMIC_RELEASE);
 }
@@ -300,6 +351,14 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, u
         return 0;
     if ((size_t)sent * (8 + (size_t)h->esize) > own.stride - sizeof(own_mb_t))
         return 0;
+    uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
+    for (uint32_t k = 0; k < sent; k++) {
+        lo = s->disp[k] < lo ? s->disp[k] : lo;
+        hi = s->disp[k] > hi ? s->disp[k] : hi;
+        low_bits |= s->disp[k];
+    }
+    if (q->own_mode == 2 && hi - lo < OWN_AUTO_MIN_SPAN)
+        return 0;
     pthread_mutex_lock(&own_lock);
     struct own_tgt *t = own.tg ? tgt_get(pe) : NULL;
     int i = t ? take_entry(q, t, pe) : -1;
@@ -311,10 +370,40 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, u
     own_mb_t *mb = box_mb(t->box, t->m, own.node_rank, (uint32_t)i);
     unsigned char *d = mb_data(mb);
     uint32_t cnt = UINT32_MAX;
-    if (h->slot == CQ_S_ADD) /* a table's adds: one record per word, summed here */
-        cnt = shmemi_queue_comm_dense_compact(q, s->disp, s->opnd, sent, h->esize,
+    uint64_t span = (hi - lo) / (h->esize ? h->esize : 1) + 1;
+    /* adds to a table no wider than the burst: one record per word, summed here (a
+     * wider one merges little, and the scan of the summing array cost more than
+     * posting the records as they are) */
+    if (h->slot == CQ_S_ADD && (h->esize == 8 || h->esize == 4) && sent >= 64 &&
+        !(low_bits & (uint64_t)(h->esize - 1)) && span <= sent)
+        cnt = shmemi_queue_comm_dense_compact(q, s->disp, s->opnd, sent, h->esize, lo, span,
                                               (uint64_t *)(void *)d, d + (size_t)sent * 8);
-    if (cnt == UINT32_MAX) {
+    uint8_t fmt = OWN_FMT_D64;
+    uint32_t opnd_off = sent * 8;
+    if (cnt == UINT32_MAX && hi <= UINT32_MAX) {
+        /* 32-bit displacements, and one operand if all are equal (checked as we go) */
+        uint32_t *d32 = (uint32_t *)(void *)d;
+        size_t es = h->esize;
+        const unsigned char *op = s->opnd;
+        int same = 1;
+        if (es == 8) {
+            const uint64_t *v = (const uint64_t *)(const void *)op;
+            for (uint32_t k = 0; k < sent; k++) {
+                d32[k] = (uint32_t)s->disp[k];
+                same &= v[k] == v[0];
+            }
+        } else {
+            const uint32_t *v = (const uint32_t *)(const void *)op;
+            for (uint32_t k = 0; k < sent; k++) {
+                d32[k] = (uint32_t)s->disp[k];
+                same &= v[k] == v[0];
+            }
+        }
+        opnd_off = (sent * 4 + 7) & ~7u;
+        memcpy(d + opnd_off, op, same ? es : (size_t)sent * es);
+        fmt = same ? OWN_FMT_D32_ONE : OWN_FMT_D32;
+        cnt = sent;
+    } else if (cnt == UINT32_MAX) {
         cnt = sent;
         memcpy(d, s->disp, (size_t)sent * 8);
         memcpy(d + (size_t)sent * 8, s->opnd, (size_t)sent * h->esize);
@@ -323,7 +412,8 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, u
     mb->esize = h->esize;
     mb->win = h->win;
     mb->count = cnt;
-    mb->opnd_off = sent * 8;
+    mb->fmt = fmt;
+    mb->opnd_off = opnd_off;
     struct own_ent *e = &t->e[i];
     e->q = q;
     e->n = n;
