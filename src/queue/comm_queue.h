@@ -228,6 +228,12 @@ static inline unsigned char *cq_node_target(int pe, int win, int atomic)
 
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
                   uint32_t n, uint32_t sent);
+/* The displacements of a node burst: lowest, highest, and all OR-ed (alignment). One pass
+ * in cq_node_burst serves both the summing and the mailbox (cq_owner.c). */
+typedef struct {
+    uint64_t lo, hi, low_bits;
+} cq_range_t;
+
 /* n adds of esize (4 or 8) bytes, aligned, within span words from displacement lo,
  * summed to one record per word (cq_node.c): displacements to out_disp, sums to
  * out_opnd; the records written, UINT32_MAX when the summing array is not there. */

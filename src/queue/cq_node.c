@@ -14,17 +14,12 @@
 
 /* The summing array holding n adds of esize bytes at disp: its first word's displacement
  * in *lo and its words in *span; NULL when the burst does not qualify. */
-static uint64_t *dense_range(shmem_queue_t q, const uint64_t *disp, uint32_t n, int esize,
+static uint64_t *dense_range(shmem_queue_t q, const cq_range_t *r, uint32_t n, int esize,
                              uint64_t *lo_out, uint64_t *span_out)
 {
     if (n < 64 || (esize != 8 && esize != 4))
         return NULL;
-    uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        lo = disp[i] < lo ? disp[i] : lo;
-        hi = disp[i] > hi ? disp[i] : hi;
-        low_bits |= disp[i];
-    }
+    uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
     uint64_t span = (hi - lo) / (uint64_t)esize + 1;
     if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_MAX)
         return NULL;
@@ -56,10 +51,11 @@ static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
     }
 }
 
-static int node_add_dense(shmem_queue_t q, unsigned char *base, const uint64_t *disp,
-                          const unsigned char *opnd, uint32_t n, int esize, int narrow_only)
+static int node_add_dense(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
+                          const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
+                          int narrow_only)
 {
-    uint64_t lo, span, applied = 0, *acc = dense_range(q, disp, n, esize, &lo, &span);
+    uint64_t lo, span, applied = 0, *acc = dense_range(q, r, n, esize, &lo, &span);
     if (!acc || (narrow_only && span > n))
         return 0;
     dense_sum(acc, lo, disp, opnd, n, esize);
@@ -149,7 +145,13 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         cq_apply_gets(base, chunk_data(c), n);
         q->st.bytes += c->used;
     } else {
-        if (shmemi_queue_comm_owner_post(q, s, c, n, sent)) {
+        cq_range_t r = {UINT64_MAX, 0, 0};
+        for (uint32_t i = 0; i < sent; i++) {
+            r.lo = s->disp[i] < r.lo ? s->disp[i] : r.lo;
+            r.hi = s->disp[i] > r.hi ? s->disp[i] : r.hi;
+            r.low_bits |= s->disp[i];
+        }
+        if (shmemi_queue_comm_owner_post(q, s, c, &r, n, sent)) {
             /* the records went to the mailbox; they stay outstanding until applied
              * (reaped at progress, at a burst, at a flush) */
             s->n = 0;
@@ -160,9 +162,10 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         /* Own table, peers posting theirs to us: the lines stay here, so summing a table
          * wider than the burst (a branch per word of it) costs more than it saves */
         int narrow_only = c->pe == q->me && q->own_mode;
-        if (h->slot == CQ_S_ADD && node_add_dense(q, base, s->disp, s->opnd, sent, h->esize,
-                                                  narrow_only))
-            ;
+        int done = h->slot == CQ_S_ADD &&
+                   node_add_dense(q, base, &r, s->disp, s->opnd, sent, h->esize, narrow_only);
+        if (done)
+            ; /* summed, one atomic per word */
         else if (narrow_only && h->slot == CQ_S_ADD && h->esize == 8)
             node_add64_prefetch(base, s->disp, (const uint64_t *)(const void *)s->opnd, sent);
         else

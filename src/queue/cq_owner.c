@@ -351,8 +351,8 @@ static struct own_tgt *tgt_get(int pe)
     return t;
 }
 
-int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, uint32_t n,
-                                 uint32_t sent)
+int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
+                                 const cq_range_t *r, uint32_t n, uint32_t sent)
 {
     cq_msghdr_t *h = chunk_hdr(c);
     int pe = c->pe;
@@ -360,12 +360,7 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, u
         return 0;
     if ((size_t)sent * (8 + (size_t)h->esize) > own.stride - sizeof(own_mb_t))
         return 0;
-    uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
-    for (uint32_t k = 0; k < sent; k++) {
-        lo = s->disp[k] < lo ? s->disp[k] : lo;
-        hi = s->disp[k] > hi ? s->disp[k] : hi;
-        low_bits |= s->disp[k];
-    }
+    uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
     if (q->own_mode == 2 && hi - lo < OWN_AUTO_MIN_SPAN)
         return 0;
     pthread_mutex_lock(&own_lock);

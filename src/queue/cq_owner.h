@@ -13,10 +13,12 @@ int shmemi_queue_comm_owner_mode(void);
 /* Queue create: make this PE's mailboxes servable (registers the progress hook once);
  * the queue's mode (SHMEMQ_OWNER_APPLY, 0 where there are no mailboxes). */
 int shmemi_queue_comm_owner_enable(void);
-/* Posts the slot's chunk (n pushed records, `sent` of them in the slot after combining)
+/* Posts the slot's chunk (n pushed records, `sent` of them in the slot after combining,
+ * their displacements' range r)
  * to PE c->pe's mailbox. 1: posted, the records stay outstanding until a reap sees them
  * applied; 0: not taken (no mailbox, too big, not this kind): apply it the old way. */
-int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, uint32_t n, uint32_t sent);
+int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
+                                 const cq_range_t *r, uint32_t n, uint32_t sent);
 /* Counts q's applied bursts out of `outstanding`; wait != 0: until every burst q posted
  * is applied, claiming those the owner has left for the bounded wait. */
 void shmemi_queue_comm_owner_reap(shmem_queue_t q, int wait);
