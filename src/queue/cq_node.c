@@ -124,9 +124,10 @@ static void node_add64_prefetch(unsigned char *base, const uint64_t *disp, const
 }
 
 /* Applies the slot's chunk (n pushed records, `sent` after combining) at `base`: complete
- * on return, so every pushed record leaves the outstanding count now. */
+ * on return, so every pushed record leaves the outstanding count now; or posts an atomic
+ * one to the target's mailbox (cq_owner.c), whose records leave the count when applied. */
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
-                      uint32_t n, uint32_t sent)
+                  uint32_t n, uint32_t sent)
 {
     cq_msghdr_t *h = chunk_hdr(c);
     if ((h->slot == CQ_S_PUT || h->slot == CQ_S_GET) && h->tidx != SHMEMI_XT_BYTES) {
@@ -162,13 +163,11 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         /* Own table, peers posting theirs to us: the lines stay here, so summing a table
          * wider than the burst (a branch per word of it) costs more than it saves */
         int narrow_only = c->pe == q->me && q->own_mode;
-        int done = h->slot == CQ_S_ADD &&
-                   node_add_dense(q, base, &r, s->disp, s->opnd, sent, h->esize, narrow_only);
-        if (done)
-            ; /* summed, one atomic per word */
-        else if (narrow_only && h->slot == CQ_S_ADD && h->esize == 8)
+        int summed = h->slot == CQ_S_ADD &&
+                     node_add_dense(q, base, &r, s->disp, s->opnd, sent, h->esize, narrow_only);
+        if (!summed && narrow_only && h->slot == CQ_S_ADD && h->esize == 8)
             node_add64_prefetch(base, s->disp, (const uint64_t *)(const void *)s->opnd, sent);
-        else
+        else if (!summed)
             cq_apply_atomics(base, h->slot, h->esize, s->disp, s->opnd, sent, 1);
         q->st.bytes += (uint64_t)sent * h->esize;
     }

@@ -18,8 +18,8 @@
  * records (displacements, then operands). A mailbox's state word goes
  *   FREE --origin fills, release--> POSTED --CAS--> CLAIMED --applied, release--> FREE
  * and the CAS is taken by the owner (progress hook: inside any library call that
- * progresses) or by the origin (after the bounded wait SHMEMQ_OWNER_WAIT_US, or when it
- * needs the mailbox), so each burst is applied exactly once. The origin alone moves a
+ * progresses) or by the origin at its flush (after the bounded wait SHMEMQ_OWNER_WAIT_US),
+ * so each burst is applied exactly once. The origin alone moves a
  * mailbox out of FREE, and counts its records out of `outstanding` when it sees FREE
  * again (a reap). Both apply with the same __atomic operations as shmem_atomic_* on the
  * node, so atomicity with them holds whoever applies.
@@ -80,8 +80,8 @@ static struct {
     int *pes;            /* targets posted to, at most node_size */
     int n_pes;
 } own;
-/* what this PE did, for tests and SHMEMQ_STATS: posted, applied as owner, applied as
- * origin after the wait, bursts that found no free mailbox */
+/* what this process did since it started, for the tests: bursts posted, applied as
+ * owner, applied as origin after the wait, not posted for want of a free mailbox */
 static uint64_t own_count[4];
 #define OWN_COUNT(i) __atomic_fetch_add(&own_count[i], 1, __ATOMIC_RELAXED)
 static pthread_mutex_t own_lock = PTHREAD_MUTEX_INITIALIZER;

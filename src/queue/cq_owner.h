@@ -24,7 +24,7 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
 void shmemi_queue_comm_owner_reap(shmem_queue_t q, int wait);
 /* Applies what node peers posted to this PE (the progress hook); bursts applied. */
 int shmemi_queue_comm_owner_serve(void *arg);
-/* This PE's counts since init: bursts posted, applied as owner, applied as origin after
+/* This process's counts since it started: bursts posted, applied as owner, applied as origin after
  * the wait, not posted for want of a free mailbox (tests: test_commq_owner.cc). */
 void shmemi_queue_comm_owner_stats(uint64_t out[4]);
 /* 1 if atomic bursts of a queue on this PE to pe may be posted (after a queue create). */
