@@ -9,6 +9,8 @@ libshmemq_la_SOURCES += \
 	src/queue/cq_scratch.c \
 	src/queue/cq_flush.c \
 	src/queue/cq_node.c \
+	src/queue/cq_owner.h \
+	src/queue/cq_owner.c \
 	src/queue/cq_rma.c \
 	src/queue/cq_apply.c \
 	src/queue/am.c \
@@ -28,6 +30,12 @@ test_test_amo_paths_SOURCES = $(TEST_COMMON_SOURCES) test/test_amo_paths.cc
 test_test_amo_paths_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_THREAD_SINGLE
 test_test_amo_paths_LDADD = $(TEST_LIBS)
 test_test_amo_paths_LDFLAGS = $(NOINSTALL_FLAGS)
+# owner-applied node bursts: active, computing and spinning owners, mixed with AMOs
+check_PROGRAMS += test/test_commq_owner
+test_test_commq_owner_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_owner.cc
+test_test_commq_owner_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_owner_LDADD = $(TEST_LIBS)
+test_test_commq_owner_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 

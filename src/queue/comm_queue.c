@@ -11,6 +11,7 @@
  * Completion: nothing (node), MPI_Win_flush per target sent to (RMA), a flush request/reply per target
  * (AM). */
 #include "comm_queue.h"
+#include "cq_owner.h"
 #include "data_queue.h"
 #include "../mpi_rma/registry.h"
 #include <math.h>
@@ -336,6 +337,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fast.data_base = (uintptr_t)shmemi.data_base;
     q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
+    q->own_mode = shmemi_queue_comm_owner_enable(); /* and node peers' bursts to us: served */
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     q->pack = shmemi_env_bool("SHMEMQ_PACK", 1);
     /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies

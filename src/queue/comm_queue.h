@@ -142,6 +142,8 @@ struct shmem_queue_s {
     uint32_t hmask;
     uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
     uint64_t dense_cap;
+    uint32_t own_busy;  /* node mailboxes holding this queue's bursts (cq_owner.c) */
+    int own_mode;       /* SHMEMQ_OWNER_APPLY at create: 0 off, 1 all atomics, 2 auto */
     MPI_Request *flush_reqs; /* flush: reply receives and request sends, 2 per PE */
     cq_msghdr_t *flush_hdrs; /* flush request headers, per PE */
     int early;        /* start a flush epoch at half full (SHMEMQ_EARLY_FLUSH) */
@@ -226,6 +228,19 @@ static inline unsigned char *cq_node_target(int pe, int win, int atomic)
 
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
                   uint32_t n, uint32_t sent);
+/* The displacements of a node burst: lowest, highest, and all OR-ed (alignment). One pass
+ * in cq_node_burst serves both the summing and the mailbox (cq_owner.c). */
+typedef struct {
+    uint64_t lo, hi, low_bits;
+} cq_range_t;
+
+/* n adds of esize (4 or 8) bytes, aligned, within span words from displacement lo,
+ * summed to one record per word (cq_node.c): displacements to out_disp, sums to
+ * out_opnd; the records written, UINT32_MAX when the summing array is not there. */
+uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
+                                         const unsigned char *opnd, uint32_t n, int esize,
+                                         uint64_t lo, uint64_t span, uint64_t *out_disp,
+                                         unsigned char *out_opnd);
 /* rma (cq_rma.c): one MPI call per burst; complete at cq_rma_complete */
 int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
 /* PE pe has RMA operations of this queue to complete (every MPI call to it says so) */

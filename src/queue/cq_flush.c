@@ -3,6 +3,7 @@
  * issue every open chunk and wait for each transport's completion; the timeout and
  * shmem_queue_progress drive them. */
 #include "comm_queue.h"
+#include "cq_owner.h"
 #include <limits.h>
 
 /* ---- bursts: the queue picks the transport (cq_node.c, cq_rma.c, am.c) ---- */
@@ -167,6 +168,9 @@ int cq_issue_all(shmem_queue_t q)
 int cq_flush_all(shmem_queue_t q)
 {
     int rc = cq_issue_all(q);
+    shmemi_queue_comm_owner_serve(NULL); /* what node peers posted here: one load if nothing */
+    if (q->own_busy) /* bursts posted to node peers: applied by them or, late, by us */
+        shmemi_queue_comm_owner_reap(q, 1);
     shmemi_node_quiet(); /* node bursts: visible before the flush returns */
     int r = cq_rma_complete(q);
     if (r && !rc)
@@ -205,6 +209,8 @@ int cq_progress(shmem_queue_t q)
     cq_lock(q);
     cq_am_reclaim(q);
     shmemi_progress();
+    if (q->own_busy)
+        shmemi_queue_comm_owner_reap(q, 0);
     rc = cq_am_epoch_end(q, 0);
     cq_timer(q);
     if (rc == 0 && q->early && q->path == CQ_PATH_AM && !q->epoch_pending &&

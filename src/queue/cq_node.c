@@ -1,68 +1,133 @@
 /* cq_node.c: the comm queue's node transport (src/mpi_rma/xport.h). A burst for a PE
- * of this node is applied by the pushing PE into that PE's memory mapped here: atomics
- * with CPU atomics, puts and gets as copies. Complete on return; the target's CPU plays
- * no part. */
+ * of this node is either posted to that PE's mailbox (cq_owner.c: the owner applies it
+ * inside a library call, or this PE does after a bounded wait) or applied by the
+ * pushing PE into that PE's memory mapped here: atomics with CPU atomics, puts and gets
+ * as copies, complete on return. */
 #include "comm_queue.h"
+#include "cq_owner.h"
 
 /* Node bursts of ADDs whose addresses lie in a small range (a histogram's table): summed
  * into a private array first, then one CPU atomic per distinct word. Atomics on words
  * other PEs also update cost a cache-line transfer each; summing first cut the 2-PE
- * histogram's contended adds ~8x (bench/README.md). 0 when the burst does not qualify. */
+ * histogram's contended adds ~8x (bench/README.md). */
 #define CQ_DENSE_MAX ((uint64_t)1 << 16) /* words in the summing array at most */
-static int node_add_dense(shmem_queue_t q, unsigned char *base, const uint64_t *disp,
-                          const unsigned char *opnd, uint32_t n, int esize)
+
+/* The summing array holding n adds of esize bytes at disp: its first word's displacement
+ * in *lo and its words in *span; NULL when the burst does not qualify. */
+static uint64_t *dense_range(shmem_queue_t q, const cq_range_t *r, uint32_t n, int esize,
+                             uint64_t *lo_out, uint64_t *span_out)
 {
     if (n < 64 || (esize != 8 && esize != 4))
-        return 0;
-    uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        lo = disp[i] < lo ? disp[i] : lo;
-        hi = disp[i] > hi ? disp[i] : hi;
-        low_bits |= disp[i];
-    }
+        return NULL;
+    uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
     uint64_t span = (hi - lo) / (uint64_t)esize + 1;
     if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_MAX)
-        return 0;
+        return NULL;
     if (q->dense_cap < span) {
         uint64_t *d = calloc(CQ_DENSE_MAX, sizeof *d); /* once per queue; zero between uses */
         if (!d)
-            return 0;
+            return NULL;
         free(q->dense);
         q->dense = d;
         q->dense_cap = CQ_DENSE_MAX;
     }
-    uint64_t *acc = q->dense, applied = 0;
+    *lo_out = lo;
+    *span_out = span;
+    return q->dense;
+}
+
+/* Sums the n adds into acc (from dense_range, first word at lo). */
+static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
+                      const unsigned char *opnd, uint32_t n, int esize)
+{
     if (esize == 8) {
         const uint64_t *v = (const uint64_t *)(const void *)opnd;
         for (uint32_t i = 0; i < n; i++)
             acc[(disp[i] - lo) >> 3] += v[i];
-        for (uint64_t k = 0; k < span; k++)
-            if (acc[k]) {
-                __atomic_fetch_add((uint64_t *)(void *)(base + lo + k * 8), acc[k], __ATOMIC_RELAXED);
-                acc[k] = 0;
-                applied++;
-            }
     } else { /* sums mod 2^32 are the low halves of the 64-bit sums */
         const uint32_t *v = (const uint32_t *)(const void *)opnd;
         for (uint32_t i = 0; i < n; i++)
             acc[(disp[i] - lo) >> 2] += v[i];
-        for (uint64_t k = 0; k < span; k++)
-            if (acc[k]) {
-                if ((uint32_t)acc[k])
-                    __atomic_fetch_add((uint32_t *)(void *)(base + lo + k * 4), (uint32_t)acc[k],
-                                       __ATOMIC_RELAXED);
-                acc[k] = 0;
-                applied++;
-            }
     }
+}
+
+static int node_add_dense(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
+                          const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
+                          int narrow_only)
+{
+    uint64_t lo, span, applied = 0, *acc = dense_range(q, r, n, esize, &lo, &span);
+    if (!acc || (narrow_only && span > n))
+        return 0;
+    dense_sum(acc, lo, disp, opnd, n, esize);
+    for (uint64_t k = 0; k < span; k++)
+        if (acc[k]) {
+            if (esize == 8)
+                __atomic_fetch_add((uint64_t *)(void *)(base + lo + k * 8), acc[k],
+                                   __ATOMIC_RELAXED);
+            else if ((uint32_t)acc[k])
+                __atomic_fetch_add((uint32_t *)(void *)(base + lo + k * 4), (uint32_t)acc[k],
+                                   __ATOMIC_RELAXED);
+            acc[k] = 0;
+            applied++;
+        }
     q->st.combined_ops += n - applied; /* words whose sum was 0 count as merged away */
     return 1;
 }
 
+uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
+                                         const unsigned char *opnd, uint32_t n, int esize,
+                                         uint64_t lo, uint64_t span, uint64_t *out_disp,
+                                         unsigned char *out_opnd)
+{
+    if (q->dense_cap < span) {
+        uint64_t *d = span <= CQ_DENSE_MAX ? calloc(CQ_DENSE_MAX, sizeof *d) : NULL;
+        if (!d)
+            return UINT32_MAX;
+        free(q->dense);
+        q->dense = d;
+        q->dense_cap = CQ_DENSE_MAX;
+    }
+    uint64_t *acc = q->dense;
+    dense_sum(acc, lo, disp, opnd, n, esize);
+    uint32_t m = 0;
+    for (uint64_t k = 0; k < span; k++) {
+        uint64_t v = acc[k];
+        if (esize == 8 ? v != 0 : (uint32_t)v != 0) {
+            out_disp[m] = lo + k * (uint64_t)esize;
+            if (esize == 8) {
+                memcpy(out_opnd + (size_t)m * 8, &v, 8);
+            } else {
+                uint32_t v32 = (uint32_t)v;
+                memcpy(out_opnd + (size_t)m * 4, &v32, 4);
+            }
+            m++;
+        }
+        acc[k] = 0;
+    }
+    q->st.combined_ops += n - m;
+    return m;
+}
+
+/* 64-bit adds to this PE's own table: locked adds do not overlap their misses (x86
+ * orders them), so on a table past the caches the lines are fetched a few records
+ * ahead (as the owner's apply does, cq_owner.c). */
+static void node_add64_prefetch(unsigned char *base, const uint64_t *disp, const uint64_t *v,
+                                uint32_t n)
+{
+    uint32_t i = 0;
+    for (; i + 16 < n; i++) {
+        __builtin_prefetch(base + disp[i + 16], 1);
+        __atomic_fetch_add((uint64_t *)(void *)(base + disp[i]), v[i], __ATOMIC_RELAXED);
+    }
+    for (; i < n; i++)
+        __atomic_fetch_add((uint64_t *)(void *)(base + disp[i]), v[i], __ATOMIC_RELAXED);
+}
+
 /* Applies the slot's chunk (n pushed records, `sent` after combining) at `base`: complete
- * on return, so every pushed record leaves the outstanding count now. */
+ * on return, so every pushed record leaves the outstanding count now; or posts an atomic
+ * one to the target's mailbox (cq_owner.c), whose records leave the count when applied. */
 int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *base,
-                      uint32_t n, uint32_t sent)
+                  uint32_t n, uint32_t sent)
 {
     cq_msghdr_t *h = chunk_hdr(c);
     if ((h->slot == CQ_S_PUT || h->slot == CQ_S_GET) && h->tidx != SHMEMI_XT_BYTES) {
@@ -81,7 +146,28 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         cq_apply_gets(base, chunk_data(c), n);
         q->st.bytes += c->used;
     } else {
-        if (h->slot != CQ_S_ADD || !node_add_dense(q, base, s->disp, s->opnd, sent, h->esize))
+        cq_range_t r = {UINT64_MAX, 0, 0};
+        for (uint32_t i = 0; i < sent; i++) {
+            r.lo = s->disp[i] < r.lo ? s->disp[i] : r.lo;
+            r.hi = s->disp[i] > r.hi ? s->disp[i] : r.hi;
+            r.low_bits |= s->disp[i];
+        }
+        if (shmemi_queue_comm_owner_post(q, s, c, &r, n, sent)) {
+            /* the records went to the mailbox; they stay outstanding until applied
+             * (reaped at progress, at a burst, at a flush) */
+            s->n = 0;
+            chunk_put(q, c);
+            q->st.bursts++;
+            return 0;
+        }
+        /* Own table, peers posting theirs to us: the lines stay here, so summing a table
+         * wider than the burst (a branch per word of it) costs more than it saves */
+        int narrow_only = c->pe == q->me && q->own_mode;
+        int summed = h->slot == CQ_S_ADD &&
+                     node_add_dense(q, base, &r, s->disp, s->opnd, sent, h->esize, narrow_only);
+        if (!summed && narrow_only && h->slot == CQ_S_ADD && h->esize == 8)
+            node_add64_prefetch(base, s->disp, (const uint64_t *)(const void *)s->opnd, sent);
+        else if (!summed)
             cq_apply_atomics(base, h->slot, h->esize, s->disp, s->opnd, sent, 1);
         q->st.bytes += (uint64_t)sent * h->esize;
     }

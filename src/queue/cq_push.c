@@ -3,6 +3,7 @@
  * records, and the push routines. A full chunk leaves through cq_slot_issue (cq_flush.c).
  * The one-element fast path is inline (include/shmemq/queue_inline.h, cq_push). */
 #include "comm_queue.h"
+#include "cq_owner.h"
 #include "../mpi_rma/bufcache.h"
 #include <limits.h>
 
@@ -34,6 +35,7 @@ void cq_cache_give(cq_chunk_t *c, size_t cbytes)
 void cq_cache_free(void)
 {
     shmemi_bufcache_drain(&chunk_cache);
+    shmemi_queue_comm_owner_fini(); /* finalize, after the last burst: the mailboxes go too */
 }
 
 static cq_chunk_t *chunk_get(shmem_queue_t q)
@@ -149,7 +151,9 @@ static uint32_t slot_grant(shmem_queue_t q, cq_slot_t *s)
 static inline void after_burst(shmem_queue_t q)
 {
     cq_am_reclaim(q);
-    shmemi_progress();
+    shmemi_progress(); /* node peers' bursts posted here are applied by its hook */
+    if (q->own_busy)
+        shmemi_queue_comm_owner_reap(q, 0);
 }
 
 /* ---- appends (the queue lock is held) ---- */
