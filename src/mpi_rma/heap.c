@@ -8,7 +8,9 @@
 #define HEAP_DEFAULT_SIZE ((size_t)256 << 20) /* docs/environment.md: why 256 MiB */
 #define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
 /* The usable heap starts at this alignment on every PE, so shmem_align offsets are
- * absolute alignments up to it. The slack is address space only: never touched. */
+ * absolute alignments up to it. The allocator never hands out the window's slack around
+ * the heap; its larger side is the spare range (shmemi_heap_spare) that node peers map
+ * with the heap: the queue layer's owner mailboxes live there (cq_owner.c). */
 #define HEAP_BASE_ALIGN ((size_t)8 << 20)
 
 typedef struct block {
@@ -388,3 +390,21 @@ void *shrealloc(void *ptr, size_t size) { return shmem_realloc(ptr, size); }
 SHMEMI_PROFILE(shrealloc)
 void *shmemalign(size_t alignment, size_t size) { return shmem_align(alignment, size); }
 SHMEMI_PROFILE(shmemalign)
+
+int shmemi_heap_spare(int pe, uintptr_t *lo, uintptr_t *hi)
+{
+    char *base = shmemi.node_base[0] ? shmemi.node_base[0][pe] : NULL; /* node.c's mapping */
+    if (!base || !shmemi.node_heap_ok || !shmemi.heap_adj)
+        return -1;
+    size_t adj = (size_t)shmemi.heap_adj[pe], slack = HEAP_BASE_ALIGN;
+    if (adj > slack)
+        return -1;
+    if (adj >= slack - adj) { /* the larger side: before the heap ... */
+        *lo = (uintptr_t)base - adj;
+        *hi = (uintptr_t)base;
+    } else { /* ... or after it */
+        *lo = (uintptr_t)base + shmemi.heap_size;
+        *hi = *lo + (slack - adj);
+    }
+    return 0;
+}

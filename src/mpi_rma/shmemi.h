@@ -264,6 +264,10 @@ int shmemi_node_comm_init(void);
 /* The heap's world window of `bytes`, node-mapped where possible (see node.c). */
 int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *win);
 void shmemi_node_heap_done(void);   /* after heap_adj is known */
+/* The larger part of PE pe's heap-window slack beside its heap, as mapped here (a node
+ * peer, or this PE): [*lo, *hi), never allocated, at least HEAP_BASE_ALIGN / 2 bytes.
+ * 0, or -1 where pe's heap is not mapped here. */
+int shmemi_heap_spare(int pe, uintptr_t *lo, uintptr_t *hi);
 void shmemi_node_data_share(void);  /* data_base/data_size known, before its window */
 void shmemi_node_done(void);        /* both regions: decide the atomic domain */
 void shmemi_node_describe(char *buf, size_t n); /* one line: what the node transport got */

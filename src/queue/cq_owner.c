@@ -8,10 +8,10 @@
  *
  * Where the records live: every PE's symmetric-heap window is HEAP_BASE_ALIGN (8 MiB)
  * bigger than the heap, so that the heap can start aligned (heap.c); node peers map the
- * whole window (node.c). The slack before and after the heap adds up to that, so one
- * side has half of it or more: that part is this PE's *box*, in memory every node peer
- * already maps, found by each peer from heap_adj and the window's size alone (no
- * exchange; queue create is not collective). The allocator never hands it out.
+ * whole window (node.c). The larger side of that slack is this PE's *box*
+ * (shmemi_heap_spare, heap.c), in memory every node peer already maps, found by each peer
+ * from heap_adj alone (no exchange; queue create is not collective). The allocator never
+ * hands it out.
  *
  * A box: one 64-byte line with the count of posted bursts (the owner's doorbell), then
  * per origin (by node rank) M mailboxes of a 64-byte header and a chunk's worth of
@@ -71,7 +71,6 @@ static struct {
     int on;        /* mailboxes exist (a node peer maps this heap, the window has slack) */
     double wait;   /* seconds an origin leaves a posted burst to the owner */
     int node_rank;
-    size_t slack;  /* heap window bytes beyond the heap */
     size_t stride; /* bytes per mailbox (header + records) */
     unsigned char *mybox;
     uint32_t my_m;
@@ -102,20 +101,9 @@ static inline unsigned char *mb_data(own_mb_t *mb)
 /* PE pe's box as mapped here and its mailboxes per origin (*m), or NULL. */
 static unsigned char *box_of(int pe, uint32_t *m)
 {
-    char *base = shmemi_node_region(0, pe);
-    if (!base || !shmemi.node_heap_ok || !shmemi.heap_adj)
-        return NULL;
-    size_t adj = (size_t)shmemi.heap_adj[pe];
-    if (adj > own.slack)
-        return NULL;
     uintptr_t lo, hi;
-    if (adj >= own.slack - adj) { /* the larger side: before the heap ... */
-        lo = (uintptr_t)base - adj;
-        hi = (uintptr_t)base;
-    } else { /* ... or after it */
-        lo = (uintptr_t)base + shmemi.heap_size;
-        hi = lo + (own.slack - adj);
-    }
+    if (shmemi_heap_spare(pe, &lo, &hi) != 0)
+        return NULL;
     lo = (lo + 63) & ~(uintptr_t)63;
     if (hi < lo + 64)
         return NULL;
@@ -152,14 +140,6 @@ static int make_tables(void)
         own.on = 0; /* no peer maps this heap: nothing to post */
     if (!own.on)
         return 0;
-    MPI_Aint *wsz = NULL;
-    int flag = 0;
-    MPI_Win_get_attr(shmemi.heap_win, MPI_WIN_SIZE, &wsz, &flag);
-    if (!flag || !wsz || (size_t)*wsz <= shmemi.heap_size) {
-        own.on = 0;
-        return 0;
-    }
-    own.slack = (size_t)*wsz - shmemi.heap_size;
     own.stride = sizeof(own_mb_t) + ((cq_chunk_bytes + 63) & ~(size_t)63);
     MPI_Comm_rank(shmemi.node_comm, &own.node_rank);
     own.tg = calloc((size_t)shmemi.n_pes, sizeof *own.tg);
