@@ -202,10 +202,11 @@ TEST(CollHier, BackToBack)
     shmem_barrier_all();
 }
 
-// Under auto, the first calls of each kind and size class alternate hierarchical and flat
-// data paths and the leaders then agree on one (coll_hier.c, the measured choice): many
-// calls of two sizes per kind, interleaved, exact on every call before, at and after the
-// decision, on every auto team (world copy, odd split, stride 2, reversed).
+// Under auto, after warm-up calls, calls of each kind and size class alternate
+// hierarchical and flat data paths and the PEs then agree on one (coll_hier.c, the
+// measured choice): many calls of two sizes per kind (and syncs), interleaved, exact on
+// every call before, at and after the decision, on every auto team (world copy, odd
+// split, stride 2, reversed).
 TEST(CollHier, MeasuredChoiceKeepsValuesExact)
 {
     int n = shmem_n_pes();
@@ -216,8 +217,9 @@ TEST(CollHier, MeasuredChoiceKeepsValuesExact)
         if (h.t == SHMEM_TEAM_INVALID || h.name.find("auto") == std::string::npos)
             continue;
         SCOPED_TRACE(h.name);
-        for (int r = 0; r < 3 * 2 * 20; r++) // 20 calls per kind and size: 8 are trials
-            EXPECT_EQ(round_of(h.t, r % 3, r, SIZES[(r / 3) % 2], src, dst), 0) << "call " << r;
+        // 30 calls per kind and size: 8 warm-up and 16 trials, then the chosen path
+        for (int r = 0; r < 4 * 2 * 30; r++)
+            EXPECT_EQ(round_of(h.t, r % 4, r, SIZES[(r / 4) % 2], src, dst), 0) << "call " << r;
     }
     shmem_barrier_all();
 }

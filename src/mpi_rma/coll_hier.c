@@ -30,20 +30,38 @@ enum { H_BCAST, H_REDUCE, H_FCOLLECT, H_KINDS };
 enum { H_HIER = 0, H_FLAT = 1 }; /* the data path of a call */
 
 /* The auto choice is measured, per team, kind and size class (bytes rounded up to a
- * power of two; per PE for fcollect): the leaders run the first H_TRIALS calls of each
- * path, alternating, time each whole call (from entry to return, flat data movement
- * included), and at the 2 H_TRIALS-th call agree with one allreduce among themselves on
- * the slowest leader's total of each path; the faster path serves every later call of
- * the class. Every leader makes the same calls in the same order, so they all agree at
- * the same call and choose alike; the other PEs learn the path from the release.
- * Barriers and collect are always hierarchical (no flat data step to compare). */
-enum { H_TRIALS = 4, H_CLASSES = 64 };
+ * power of two; per PE for fcollect): after H_WARMUP hierarchical calls (connections,
+ * cold caches), the leaders run H_TRIALS calls of each path, alternating, time each
+ * whole call (from entry to return, flat data movement included), and at the last trial
+ * agree with one allreduce among themselves on the slowest leader's fastest call of each
+ * path; the faster path serves every later call of the class. Every leader makes the
+ * same calls in the same order, so they all agree at the same call and choose alike;
+ * the other PEs learn the path from the release. Barriers are measured the same way by
+ * every PE (shmemi_chier_barrier); collect is always hierarchical (each PE's size
+ * differs, so no size class is known before its agreement). */
+enum { H_WARMUP = 8, H_TRIALS = 8, H_CLASSES = 64 };
 
 typedef struct {
-    uint32_t calls;  /* trial calls timed so far (both paths) */
+    uint32_t calls;  /* calls of the class so far, warm-up included */
     int8_t choice;   /* H_HIER or H_FLAT once measured; -1 before */
-    double t[2];     /* seconds, per path, this leader */
+    double t[2];     /* per path, this PE's fastest trial call (seconds; 0: none yet) */
 } h_tune_t;
+
+/* The path of call number `calls` of an undecided class: hierarchical while warming up
+ * (first calls pay for connections and cold caches), then alternating. */
+static inline int h_trial_path(const h_tune_t *t)
+{
+    return t->calls < H_WARMUP ? H_HIER : (int)((t->calls - H_WARMUP) & 1) ? H_FLAT : H_HIER;
+}
+
+/* Record one call of t's class on path p that took dt seconds; 1 when it was the last
+ * trial (the class is then decided by h_decide). */
+static inline int h_record(h_tune_t *t, int p, double dt)
+{
+    if (t->calls >= H_WARMUP && (t->t[p] == 0 || dt < t->t[p]))
+        t->t[p] = dt;
+    return ++t->calls == H_WARMUP + 2 * H_TRIALS;
+}
 
 struct shmemi_chier {
     struct shmemq_team node; /* the team's PEs on this node (comm, my_pe, n_pes, world_pe) */
@@ -58,6 +76,7 @@ struct shmemi_chier {
     int *count;     /* node -> its team PEs */
     int *team_pe;   /* node rank -> team PE, for this node */
     h_tune_t tune[H_KINDS][H_CLASSES];
+    h_tune_t bar;    /* barriers and syncs (one class) */
     h_tune_t *trial; /* the class whose trial path this leader's current call runs */
     int trial_path;
 };
@@ -90,7 +109,7 @@ static int h_choose(struct shmemi_chier *h, int what, size_t bytes)
     if (t->choice >= 0)
         return t->choice;
     h->trial = t;
-    h->trial_path = (int)(t->calls & 1) ? H_FLAT : H_HIER;
+    h->trial_path = h_trial_path(t);
     return h->trial_path;
 }
 
@@ -110,16 +129,19 @@ void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n)
         return;
     }
     int fc = h->contiguous, co = h->contiguous && (size_t)h->team_n * 24 <= CN_CAP;
-    int len = snprintf(buf, n, "hierarchical (%d nodes, <= %d PEs each; %s): barrier%s, "
+    int len = snprintf(buf, n, "hierarchical (%d nodes, <= %d PEs each; %s): %sbarrier, "
                        "bcast/reduce%s %s",
                        h->nnodes, h->maxper, h->forced ? "SHMEMQ_COLL_HIER=1" : "auto",
-                       co ? ", collect" : "", fc ? "/fcollect" : "",
+                       co ? "collect; " : "", fc ? "/fcollect" : "",
                        h->forced ? "at any size"
                                  : "hierarchical or flat MPI per size class, as measured by "
                                    "the first calls (chosen so far:");
     if (h->forced)
         return;
-    int any = 0;
+    int any = h->bar.choice >= 0;
+    if (any && len > 0 && (size_t)len < n)
+        len += snprintf(buf + len, n - (size_t)len, " barrier %s",
+                        h->bar.choice == H_HIER ? "hier" : "flat");
     for (int k = 0; k < H_KINDS; k++)
         for (int j = 0; j < H_CLASSES; j++)
             if (h->tune[k][j].choice >= 0 && len > 0 && (size_t)len < n) {
@@ -132,6 +154,9 @@ void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n)
 }
 
 /* ---- the measured choice ---- */
+
+static void h_decide(const shmemi_coll_t *g, h_tune_t *t, MPI_Comm comm, const char *routine,
+                     const char *what, size_t bytes);
 
 double shmemi_chier_clock(const shmemi_coll_t *g)
 {
@@ -147,26 +172,36 @@ void shmemi_chier_timed(const shmemi_coll_t *g, int rc, double t0, const char *r
     h->trial = NULL;
     if (rc != 0)
         return; /* refused or failed on every PE: not timed, tried again */
-    t->t[h->trial_path] += shmemi_wtime() - t0;
-    if (++t->calls < 2 * H_TRIALS)
+    if (!h_record(t, h->trial_path, shmemi_wtime() - t0))
         return;
-    /* the leaders' verdict: the slowest leader's total of each path */
+    int k = (int)((t - &h->tune[0][0]) / H_CLASSES), j = (int)((t - &h->tune[0][0]) % H_CLASSES);
+    h_decide(g, t, h->leaders, routine, kind_name[k], (size_t)1 << j);
+}
+
+/* The verdict of a class's trials: per path, the slowest of comm's members' fastest
+ * trial (an MPI_Iallreduce all of comm reach at the same call; the fastest call is the
+ * path's own cost, the others add preemption and late arrivals); the faster path from
+ * now on. */
+static void h_decide(const shmemi_coll_t *g, h_tune_t *t, MPI_Comm comm, const char *routine,
+                     const char *what, size_t bytes)
+{
     double mine[2] = {t->t[H_HIER], t->t[H_FLAT]}, all[2] = {mine[0], mine[1]};
     MPI_Request req;
-    if (MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, h->leaders, &req) != MPI_SUCCESS ||
-        shmemi_agree_wait(&req, h->leaders, routine) != MPI_SUCCESS) {
-        all[0] = all[1] = 0; /* every leader sees the failure: hierarchical on all */
-        shmemi_debug(routine, "leaders' timing exchange failed: hierarchical from now on");
+    if (MPI_Iallreduce(mine, all, 2, MPI_DOUBLE, MPI_MAX, comm, &req) != MPI_SUCCESS ||
+        shmemi_agree_wait(&req, comm, routine) != MPI_SUCCESS) {
+        all[0] = all[1] = 0; /* every member sees the failure: hierarchical on all */
+        shmemi_debug(routine, "timing exchange failed: hierarchical from now on");
     }
     t->choice = all[H_HIER] <= all[H_FLAT] ? H_HIER : H_FLAT;
     if (shmemi.debug && g->me == 0) {
-        int k = (int)((t - &h->tune[0][0]) / H_CLASSES), j = (int)((t - &h->tune[0][0]) % H_CLASSES);
-        fprintf(stderr, "[shmemq PE %d] %s: team of %d PEs spans nodes: %s of <= %zu B "
-                "measured over %d calls of each path: hierarchical %.2f us, flat %.2f us per "
-                "call (slowest leader): %s from now on\n",
-                shmemi.my_pe, routine, g->n, kind_name[k], (size_t)1 << j,
-                H_TRIALS, all[H_HIER] / H_TRIALS * 1e6, all[H_FLAT] / H_TRIALS * 1e6,
-                t->choice == H_HIER ? "hierarchical" : "flat MPI");
+        char sz[40] = "";
+        if (bytes)
+            snprintf(sz, sizeof sz, " of <= %zu B", bytes);
+        fprintf(stderr, "[shmemq PE %d] %s: team of %d PEs spans nodes: %s%s measured over %d "
+                "calls of each path: hierarchical %.2f us, flat %.2f us (fastest call, slowest "
+                "PE): %s from now on\n",
+                shmemi.my_pe, routine, g->n, what, sz, H_TRIALS, all[H_HIER] * 1e6,
+                all[H_FLAT] * 1e6, t->choice == H_HIER ? "hierarchical" : "flat MPI");
     }
 }
 
@@ -276,6 +311,7 @@ void shmemi_chier_setup(struct shmemq_team *team, const char *routine)
     for (int k = 0; k < H_KINDS; k++)
         for (int j = 0; j < H_CLASSES; j++)
             h->tune[k][j].choice = -1;
+    h->bar.choice = -1;
     team->chier = h;
     if (shmemi.debug && team->my_pe == 0) {
         char buf[512];
@@ -440,9 +476,9 @@ static int h_finish(struct shmemi_chier *h, const shmemi_coll_t *g, const shmemi
 
 /* ---- engines ---- */
 
-int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchdog)
+static int h_barrier(struct shmemi_chier *h, const shmemi_coll_t *g, const char *routine,
+                     int watchdog)
 {
-    struct shmemi_chier *h = g->hier;
     shmemi_coll_t ng = node_group(h, g->loud);
     shmemi_agree_verdict_t v = {-1, -1};
     int status = H_OK, path;
@@ -454,6 +490,34 @@ int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchd
     const cn_line_t *l = h_release(h, &ng, routine, watchdog, status, H_HIER, &v);
     int rc = h_verdict(h, g, routine, 0, l, &path);
     shmemi_cn_sync_windows();
+    return rc;
+}
+
+/* The barrier's choice is measured too, but by every PE (a barrier has no release that
+ * could carry the path): all count the calls, so all alternate alike, and all take part
+ * in the allreduce of the 8th call. */
+int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchdog)
+{
+    struct shmemi_chier *h = g->hier;
+    h_tune_t *t = &h->bar;
+    if (h->forced || t->choice == H_HIER)
+        return h_barrier(h, g, routine, watchdog);
+    int path = t->choice >= 0 ? t->choice : h_trial_path(t);
+    double t0 = t->choice < 0 ? shmemi_wtime() : 0;
+    int rc;
+    if (path == H_HIER) {
+        rc = h_barrier(h, g, routine, watchdog);
+    } else {
+        rc = (watchdog ? shmemi_agree_barrier(g->comm, routine) : shmemi_barrier_comm(g->comm)) ==
+                     MPI_SUCCESS
+                 ? 0
+                 : -1;
+        shmemi_cn_sync_windows();
+    }
+    if (t->choice < 0) { /* counted whatever rc says, so the PEs stay in step */
+        if (h_record(t, path, shmemi_wtime() - t0))
+            h_decide(g, t, g->comm, routine, "barrier", 0);
+    }
     return rc;
 }
 
