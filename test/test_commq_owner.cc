@@ -15,6 +15,8 @@
 
 extern "C" void shmemi_queue_comm_owner_stats(uint64_t out[4]);
 extern "C" int shmemi_queue_comm_owner_reaches(int pe);
+extern "C" size_t shmemi_queue_comm_owner_box(int n, size_t chunk_bytes, uint32_t *m,
+                                              size_t *data);
 
 namespace {
 
@@ -37,15 +39,39 @@ inline uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
-shmem_queue_t make_queue(const char *mode, shmem_op_type_t op = SHMEM_OP_ATOMIC_ADD)
+// wait_us: SHMEMQ_OWNER_WAIT_US for this create (read at every create; nullptr: the default)
+shmem_queue_t make_queue(const char *mode, shmem_op_type_t op = SHMEM_OP_ATOMIC_ADD,
+                         const char *wait_us = nullptr)
 {
     setenv("SHMEMQ_OWNER_APPLY", mode, 1);
+    if (wait_us)
+        setenv("SHMEMQ_OWNER_WAIT_US", wait_us, 1);
     shmem_queue_config_t c = comm_queue_cfg(op);
     shmem_queue_t q = nullptr;
     EXPECT_EQ(shmem_queue_comm_create(&q, &c), 0);
     unsetenv("SHMEMQ_OWNER_APPLY");
+    unsetenv("SHMEMQ_OWNER_WAIT_US");
     return q;
 }
+
+// The stats of every PE summed (collective).
+struct JobStats {
+    uint64_t v[4];
+    explicit JobStats(const Stats &before)
+    {
+        uint64_t *src = static_cast<uint64_t *>(shmem_malloc(4 * sizeof(uint64_t)));
+        uint64_t *dst = static_cast<uint64_t *>(shmem_malloc(4 * sizeof(uint64_t)));
+        Stats now;
+        for (int i = 0; i < 4; i++)
+            src[i] = now[i] - before[i];
+        EXPECT_EQ(shmem_uint64_sum_reduce(SHMEM_TEAM_WORLD, dst, src, 4), 0);
+        for (int i = 0; i < 4; i++)
+            v[i] = dst[i];
+        shmem_free(src);
+        shmem_free(dst);
+    }
+    uint64_t operator[](int i) const { return v[i]; }
+};
 
 int reachable_peers()
 {
@@ -309,6 +335,177 @@ TEST(CommQueueOwner, SpinningOwnerSeesFlushedAdds)
         shmem_quiet();
     }
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    shmem_free(ctr);
+    shmem_free(done);
+}
+
+// The box formula (cq_owner.c, docs/queues_design.md): at least one mailbox per origin
+// that holds a whole default chunk at 64 and 128 PEs per node, at most 32 MiB (+ the
+// doorbell line) per PE at any node size, 16 per origin on small nodes, none without
+// peers; past 255 PEs per node the mailboxes shrink but stay.
+TEST(CommQueueOwner, BoxFormulaFitsLargeNodes)
+{
+    const size_t chunk = 128 << 10, budget = (size_t)32 << 20;
+    uint32_t m = 99;
+    size_t d = 99;
+    EXPECT_EQ(shmemi_queue_comm_owner_box(1, chunk, &m, &d), 0u);
+    EXPECT_EQ(m, 0u);
+    EXPECT_GT(shmemi_queue_comm_owner_box(2, chunk, &m, &d), 0u);
+    EXPECT_EQ(m, 16u);
+    EXPECT_EQ(d, chunk);
+    for (int n : {64, 128}) {
+        size_t box = shmemi_queue_comm_owner_box(n, chunk, &m, &d);
+        EXPECT_GE(m, 1u) << n << " PEs per node";
+        EXPECT_EQ(d, chunk) << n << " PEs per node: a whole chunk fits a mailbox";
+        EXPECT_LE(box, budget + 64) << n;
+        EXPECT_EQ(box, 64 + (size_t)n * m * (64 + d)) << n;
+    }
+    shmemi_queue_comm_owner_box(64, chunk, &m, &d);
+    EXPECT_EQ(m, 3u);
+    shmemi_queue_comm_owner_box(128, chunk, &m, &d);
+    EXPECT_EQ(m, 1u);
+    for (int n = 2; n <= 4096; n = n * 3 / 2 + 1)
+        for (size_t cb : {(size_t)1024, chunk, (size_t)64 << 20}) {
+            size_t box = shmemi_queue_comm_owner_box(n, cb, &m, &d);
+            EXPECT_GE(m, 1u) << n << " PEs, chunk " << cb;
+            EXPECT_LE(m, 16u);
+            EXPECT_LE(box, budget + 64) << n << " PEs, chunk " << cb;
+            EXPECT_LE(d, (cb + 63) & ~(size_t)63);
+            EXPECT_EQ(d % 64, 0u);
+        }
+    shmemi_queue_comm_owner_box(512, chunk, &m, &d);
+    EXPECT_LT(d, chunk); // 32 MiB / 512 = 64 KiB per origin
+    EXPECT_GE(m, 1u);
+}
+
+// Every PE pushes adds to every PE and flushes, the origins leaving posted bursts to the
+// owner for up to 1 s: every PE is in the library throughout (pushing, flushing, then the
+// barrier), so each owner applies every burst posted to it: across the job, bursts
+// applied by owners == bursts posted, none claimed back by an origin, and the totals are
+// exact. At 4 PEs as one node (no SHMEMQ_NODE_PES) every PE reaches 3 peers' boxes.
+TEST(CommQueueOwner, ActiveOwnersApplyEveryPostedBurst)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const long T = 1 << 16, N = 200000; // 512 KiB of counters: every burst spans > 32 KiB
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
+    ASSERT_NE(ctr, nullptr);
+    shmem_barrier_all();
+    Stats before;
+    shmem_queue_t q = make_queue("auto", SHMEM_OP_ATOMIC_ADD, "1000000");
+    const int peers = reachable_peers();
+    for (long j = 0; j < N; j++) {
+        uint64_t h = mix(((uint64_t)me << 40) ^ (uint64_t)j ^ 0xb0bULL);
+        int pe = (int)(h % (uint64_t)n);
+        long k = (long)((h >> 20) % (uint64_t)T);
+        int64_t v = (int64_t)(h >> 60) + 1;
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, &ctr[k], &v, 1, pe, SHMEM_OP_ATOMIC_ADD), 0);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    shmem_barrier_all();
+    JobStats job(before);
+    if (peers > 0) {
+        EXPECT_GT(job[POSTED], 0u) << "no burst went to a mailbox";
+    }
+    if (n == 4 && shmem_team_n_pes(SHMEM_TEAM_SHARED) == 4) { // one node of 4
+        EXPECT_EQ(peers, 3);
+        // each PE fills ~6 default chunks per peer (200k records over 4 PEs, 8192 a chunk)
+        EXPECT_GE(job[POSTED], 4u * 3u);
+    }
+    EXPECT_EQ(job[SERVED], job[POSTED]) << "posted bursts not applied by their owners";
+    EXPECT_EQ(job[CLAIMED], 0u) << "an origin waited 1 s for an owner inside the library";
+    std::vector<int64_t> want(T, 0);
+    for (int from = 0; from < n; from++)
+        for (long j = 0; j < N; j++) {
+            uint64_t h = mix(((uint64_t)from << 40) ^ (uint64_t)j ^ 0xb0bULL);
+            if ((int)(h % (uint64_t)n) == me)
+                want[(size_t)((h >> 20) % (uint64_t)T)] += (int64_t)(h >> 60) + 1;
+        }
+    long bad = 0;
+    for (long k = 0; k < T; k++)
+        bad += ctr[k] != want[k];
+    EXPECT_EQ(bad, 0) << "PE " << me;
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+// PE 0 waits inside the library while its node peers push adds to it and flush, the
+// origins leaving posted bursts to it for up to 1 s: in a loop of shmem_quiet (which
+// runs no progress hooks; it serves its box through the quiet poll) until every peer has
+// flushed, or in shmem_barrier_all. Both complete, PE 0 applied every burst posted to it
+// (none claimed back by an origin) and its counters are exact. Off-node PEs take part
+// in the barrier case only (in the quiet loop PE 0 may not progress MPI for them).
+TEST(CommQueueOwner, OwnerInQuietOrBarrierServes)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const long T = 1 << 15, N = 60000;
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
+    int *done = static_cast<int *>(shmem_calloc(1, sizeof(int)));
+    ASSERT_NE(ctr, nullptr);
+    ASSERT_NE(done, nullptr);
+    for (int in_barrier = 0; in_barrier < 2; in_barrier++) {
+        shmem_barrier_all();
+        Stats before;
+        shmem_queue_t q = make_queue("1", SHMEM_OP_ATOMIC_ADD, "1000000");
+        const bool peer0 = me != 0 && shmem_ptr(ctr, 0) != nullptr; // a node peer of PE 0
+        int *all = static_cast<int *>(shmem_malloc(2 * sizeof(int)));
+        int *cnt = static_cast<int *>(shmem_malloc(2 * sizeof(int)));
+        cnt[0] = peer0;
+        cnt[1] = peer0 && shmemi_queue_comm_owner_reaches(0); // PE 0's box reachable
+        EXPECT_EQ(shmem_int_sum_reduce(SHMEM_TEAM_WORLD, all, cnt, 2), 0);
+        const int origins = all[0], posting = all[1];
+        shmem_free(all);
+        shmem_free(cnt);
+        const bool pushes = me != 0 && (in_barrier || peer0);
+        if (me == 0 && !in_barrier) {
+            auto t0 = std::chrono::steady_clock::now();
+            bool timeout = false;
+            while (__atomic_load_n(done, __ATOMIC_ACQUIRE) < origins) {
+                shmem_quiet();
+                if (std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() > 60) {
+                    timeout = true;
+                    break;
+                }
+            }
+            EXPECT_FALSE(timeout) << "node peers' flushes never completed to PE 0 in quiet";
+        } else if (pushes) {
+            for (long j = 0; j < N; j++) {
+                int64_t v = 1 + (j % 5);
+                ASSERT_EQ(shmem_int64_queue_comm_push(q, &ctr[(j * 37 + me) % T], &v, 1, 0,
+                                                      SHMEM_OP_ATOMIC_ADD), 0);
+            }
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+            if (!in_barrier) // a node peer: a CPU atomic on PE 0's flag, mapped here
+                __atomic_fetch_add(static_cast<int *>(shmem_ptr(done, 0)), 1, __ATOMIC_RELEASE);
+        }
+        shmem_barrier_all(); // PE 0 waits here in the barrier case
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        JobStats job(before);
+        EXPECT_EQ(job[SERVED], job[POSTED]) << (in_barrier ? "barrier" : "quiet");
+        EXPECT_EQ(job[CLAIMED], 0u) << (in_barrier ? "barrier" : "quiet")
+                                    << ": PE 0 did not serve while it waited";
+        if (posting > 0) {
+            EXPECT_GT(job[POSTED], 0u) << (in_barrier ? "barrier" : "quiet");
+        }
+        if (me == 0) {
+            std::vector<int64_t> want(T, 0);
+            for (int p = 1; p < n; p++) {
+                if (!in_barrier && !shmem_ptr(ctr, p))
+                    continue; // not a node peer: did not push in the quiet case
+                for (long j = 0; j < N; j++)
+                    want[(size_t)((j * 37 + p) % T)] += 1 + (j % 5);
+            }
+            long bad = 0;
+            for (long k = 0; k < T; k++)
+                bad += ctr[k] != want[k];
+            EXPECT_EQ(bad, 0) << (in_barrier ? "barrier" : "quiet");
+        }
+        shmem_barrier_all();
+        for (long k = 0; k < T; k++)
+            ctr[k] = 0;
+        *done = 0;
+    }
     shmem_barrier_all();
     shmem_free(ctr);
     shmem_free(done);

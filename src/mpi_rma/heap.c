@@ -9,9 +9,16 @@
 #define HEAP_MIN_ALIGN ((size_t)64) /* cache line; also keeps MPI's 16-byte paths happy */
 /* The usable heap starts at this alignment on every PE, so shmem_align offsets are
  * absolute alignments up to it. The allocator never hands out the window's slack around
- * the heap; its larger side is the spare range (shmemi_heap_spare) that node peers map
- * with the heap: the queue layer's owner mailboxes live there (cq_owner.c). */
+ * the heap. Window: [adj slack][heap][HEAP_BASE_ALIGN - adj slack][heap_extra]. */
 #define HEAP_BASE_ALIGN ((size_t)8 << 20)
+/* Spare bytes after the slack, asked by the layers above (shmemi_modules_heap_spare: the
+ * comm queues' owner mailboxes, sized for the node, cq_owner.c; the runtime calls no
+ * queue routine), the same on every PE (the window's same_size). With the tail slack they
+ * are the spare range (shmemi_heap_spare) that node peers map with the heap. Address
+ * space only: pages are touched when a mailbox is used. SHMEM_SYMMETRIC_SIZE stays the
+ * user's heap; shmem_malloc never reaches these. 0: the spare range is the larger side
+ * of the slack, as before any module asked. */
+static size_t heap_extra;
 
 typedef struct block {
     size_t off, size;
@@ -89,7 +96,13 @@ int shmemi_heap_init(void)
     if (env != NULL && (shmemi_parse_size(env, &size) != 0 || size == 0))
         size = HEAP_DEFAULT_SIZE; /* shmem_init said so (settings.c) */
     size = align_up(size, HEAP_MIN_ALIGN);
-    if (heap_fits(size + HEAP_BASE_ALIGN) != 0)
+    /* nodes may differ in size: every PE reserves the largest node's request */
+    unsigned long long want = align_up(shmemi_modules_heap_spare(shmemi.node_size), 4096);
+    unsigned long long most = 0;
+    MPI_Allreduce(&want, &most, 1, MPI_UNSIGNED_LONG_LONG, MPI_MAX, shmemi.comm);
+    heap_extra = (size_t)most;
+    size_t win_bytes = size + HEAP_BASE_ALIGN + heap_extra;
+    if (heap_fits(win_bytes) != 0)
         return -1;
 
     MPI_Info info;
@@ -110,7 +123,7 @@ int shmemi_heap_init(void)
         !getenv("MPIR_PARAM_SHM_SYMHEAP_RETRY"))
         (void)shmemi_cvar_push_int("MPIR_CVAR_SHM_SYMHEAP_RETRY", 0, &symheap);
 #endif
-    int rc = shmemi_node_heap_window(size + HEAP_BASE_ALIGN, info, &win_base, &shmemi.heap_win);
+    int rc = shmemi_node_heap_window(win_bytes, info, &win_base, &shmemi.heap_win);
     shmemi_cvar_pop(&symheap);
     if (rc != MPI_SUCCESS && shmemi.n_pes == 1) {
         /* Open MPI 4.1 as Debian builds it, when the program called MPI_Init itself (too
@@ -118,7 +131,7 @@ int shmemi_heap_init(void)
          * over the node's shared segment for a single process. osc/sm allocates one
          * itself; MPI (osc/sm: shared memory) then carries this PE's heap accesses. Only
          * at 1 PE, where node.c has no peer mapping that could outlive its window. */
-        rc = MPI_Win_allocate((MPI_Aint)(size + HEAP_BASE_ALIGN), 1, info, shmemi.comm,
+        rc = MPI_Win_allocate((MPI_Aint)win_bytes, 1, info, shmemi.comm,
                               &win_base, &shmemi.heap_win);
         if (rc == MPI_SUCCESS)
             shmemi_debug("shmem_init", "the heap's window over node-shared memory failed; "
@@ -160,6 +173,7 @@ void shmemi_heap_fini(void)
     shmemi.heap_adj = NULL;
     shmemi.heap_base = NULL;
     shmemi.heap_size = 0;
+    heap_extra = 0;
 }
 
 /* First fit; splits off the alignment gap and the tail as free blocks. */
@@ -399,7 +413,10 @@ int shmemi_heap_spare(int pe, uintptr_t *lo, uintptr_t *hi)
     size_t adj = (size_t)shmemi.heap_adj[pe], slack = HEAP_BASE_ALIGN;
     if (adj > slack)
         return -1;
-    if (adj >= slack - adj) { /* the larger side: before the heap ... */
+    if (heap_extra) { /* the tail slack and the bytes asked for, after the heap */
+        *lo = (uintptr_t)base + shmemi.heap_size;
+        *hi = *lo + (slack - adj) + heap_extra;
+    } else if (adj >= slack - adj) { /* the larger side: before the heap ... */
         *lo = (uintptr_t)base - adj;
         *hi = (uintptr_t)base;
     } else { /* ... or after it */

@@ -60,3 +60,20 @@ void shmemi_modules_fini(shmemi_fini_step_t step)
         if (modules[i]->fini[step])
             modules[i]->fini[step]();
 }
+
+/* One spare range per PE (heap.c), so one module may use it: the largest request wins.
+ * Only the comm queues' owner mailboxes ask today (cq_owner.c). */
+size_t shmemi_modules_heap_spare(int node_size)
+{
+    pthread_mutex_lock(&modules_lock);
+    int n = n_modules;
+    pthread_mutex_unlock(&modules_lock);
+    size_t most = 0;
+    for (int i = 0; i < n; i++)
+        if (modules[i]->heap_spare) {
+            size_t b = modules[i]->heap_spare(node_size);
+            if (b > most)
+                most = b;
+        }
+    return most;
+}

@@ -192,6 +192,12 @@ int shmemi_progress_register_flags(shmemi_progress_fn fn, void *arg, unsigned fl
 int shmemi_progress_register(shmemi_progress_fn fn, void *arg); /* flags 0 */
 void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
 void shmemi_progress(void);
+/* A poll every quiet (and so shmem_barrier_all's) runs when *bell > 0, before it
+ * completes anything: quiet runs no progress hooks (its MPI flush blocks inside MPI), so
+ * a PE that posts work for this one (the comm queues' owner mailboxes) would otherwise
+ * wait out its bounded wait. A quiet pays one pointer load when none is registered, one
+ * more load when nothing is posted. One poll at a time; bell NULL removes it. */
+void shmemi_quiet_poll_set(const int64_t *bell, shmemi_progress_fn fn);
 /* One pass of the node agent: MPI progress and the THREAD_SAFE hooks; returns the hooks'
  * work count (MPI's own progress cannot be counted). */
 int shmemi_progress_async(void);
@@ -249,10 +255,15 @@ typedef struct shmemi_module {
      * the same ones whichever modules it registered. */
     void (*init)(void);
     void (*fini[SHMEMI_FINI_STEPS])(void); /* NULL: nothing at that step */
+    /* Bytes the module wants in every PE's heap window beside the heap, mapped by node
+     * peers with it (shmemi_heap_spare), for node_size PEs per node; asked before the
+     * heap window exists, so before init (read settings yourself). NULL: none. */
+    size_t (*heap_spare)(int node_size);
 } shmemi_module_t;
 /* m must stay valid until the process ends. 0, or -1 (table full, reported). */
 int shmemi_module_register(const shmemi_module_t *m);
 void shmemi_modules_init(void);                    /* init.c */
+size_t shmemi_modules_heap_spare(int node_size);   /* heap.c: the largest request */
 void shmemi_modules_fini(shmemi_fini_step_t step); /* init.c, the steps in order */
 
 /* ---- release at shmem_finalize what the program left alive ---- */
@@ -264,9 +275,10 @@ int shmemi_node_comm_init(void);
 /* The heap's world window of `bytes`, node-mapped where possible (see node.c). */
 int shmemi_node_heap_window(size_t bytes, MPI_Info info, char **base, MPI_Win *win);
 void shmemi_node_heap_done(void);   /* after heap_adj is known */
-/* The larger part of PE pe's heap-window slack beside its heap, as mapped here (a node
- * peer, or this PE): [*lo, *hi), never allocated, at least HEAP_BASE_ALIGN / 2 bytes.
- * 0, or -1 where pe's heap is not mapped here. */
+/* PE pe's spare range beside its heap, as mapped here (a node peer, or this PE):
+ * [*lo, *hi), never allocated, at least the largest module request
+ * (shmemi_modules_heap_spare), or HEAP_BASE_ALIGN / 2 bytes when none asked. 0, or -1
+ * where pe's heap is not mapped here. */
 int shmemi_heap_spare(int pe, uintptr_t *lo, uintptr_t *hi);
 void shmemi_node_data_share(void);  /* data_base/data_size known, before its window */
 void shmemi_node_done(void);        /* both regions: decide the atomic domain */

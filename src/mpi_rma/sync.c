@@ -1,5 +1,8 @@
 /* sync.c: ordering and completion (fence, quiet) and the global barriers.
  *
+ * A quiet first runs the one registered poll if its doorbell rings (shmemi_quiet_poll_set:
+ * the comm queues' owner mailboxes), since nothing it then waits in runs progress hooks.
+ *
  * quiet completes every transport's operations on the context (shmemi_xp_quiet, xport.h:
  * the node transport's fence, then MPI's nbi atomic requests and window flushes); fence
  * is the same (shmemi_xp_fence).
@@ -9,8 +12,21 @@
  * barrier, MPI_Win_sync makes remote writes visible to this PE's loads. */
 #include "shmemi_p2p.h"
 
+static const int64_t *quiet_bell; /* shmemi_quiet_poll_set */
+static shmemi_progress_fn quiet_fn;
+
+void shmemi_quiet_poll_set(const int64_t *bell, shmemi_progress_fn fn)
+{
+    if (bell)
+        __atomic_store_n(&quiet_fn, fn, __ATOMIC_RELAXED);
+    __atomic_store_n(&quiet_bell, bell, __ATOMIC_RELEASE);
+}
+
 void shmemi_ctx_quiet(struct shmemq_ctx *c)
 {
+    const int64_t *bell = __atomic_load_n(&quiet_bell, __ATOMIC_ACQUIRE);
+    if (SHMEMI_UNLIKELY(bell != NULL) && __atomic_load_n(bell, __ATOMIC_RELAXED) > 0)
+        __atomic_load_n(&quiet_fn, __ATOMIC_RELAXED)(NULL); /* peers posted work here */
     if (SHMEMI_UNLIKELY(c->batch_ops != NULL)) /* a batch session's queue first */
         c->batch_ops->flush(c);
     shmemi_xp_quiet(c);

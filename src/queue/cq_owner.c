@@ -6,15 +6,14 @@
  * shipping the records (histogram -t 10000: 0.43x mpi_alltoallv). The owner applies
  * them to lines it already holds.
  *
- * Where the records live: every PE's symmetric-heap window is HEAP_BASE_ALIGN (8 MiB)
- * bigger than the heap, so that the heap can start aligned (heap.c); node peers map the
- * whole window (node.c). The larger side of that slack is this PE's *box*
- * (shmemi_heap_spare, heap.c), in memory every node peer already maps, found by each peer
- * from heap_adj alone (no exchange; queue create is not collective). The allocator never
- * hands it out.
+ * Where the records live: this layer registers a module asking, before the heap window
+ * is made, for a box sized for the node (shmemi_queue_comm_owner_box); heap.c reserves it
+ * in every PE's heap window after the heap (shmemi_heap_spare), and node peers map the
+ * whole window (node.c), so each peer finds a PE's box from heap_adj alone (no exchange;
+ * queue create is not collective). The allocator never hands it out.
  *
  * A box: one 64-byte line with the count of posted bursts (the owner's doorbell), then
- * per origin (by node rank) M mailboxes of a 64-byte header and a chunk's worth of
+ * per origin (by node rank) M mailboxes of a 64-byte header and up to a chunk's worth of
  * records (displacements, then operands). A mailbox's state word goes
  *   FREE --origin fills, release--> POSTED --CAS--> CLAIMED --applied, release--> FREE
  * and the CAS is taken by the owner (progress hook: inside any library call that
@@ -30,6 +29,9 @@
 #include "queue.h"
 
 #define OWN_MAX_M 16u /* mailboxes per (origin, owner) at most */
+/* A box is at most this many bytes (+ its 64-byte doorbell) whatever the node size: see
+ * shmemi_queue_comm_owner_box for the formula and why. */
+#define OWN_BOX_BUDGET ((size_t)32 << 20)
 /* auto: a burst whose addresses span less than this stays with the origin (bench/README.md:
  * a table that fits L1 moves few lines, and posting lost there) */
 #define OWN_AUTO_MIN_SPAN ((uint64_t)32 << 10)
@@ -72,6 +74,7 @@ static struct {
     double wait;   /* seconds an origin leaves a posted burst to the owner */
     int node_rank;
     size_t stride; /* bytes per mailbox (header + records) */
+    uint32_t m_max; /* mailboxes per origin the formula gives (the box may hold fewer) */
     unsigned char *mybox;
     uint32_t my_m;
     int hooked;
@@ -98,6 +101,70 @@ static inline unsigned char *mb_data(own_mb_t *mb)
     return (unsigned char *)(mb + 1);
 }
 
+/* The box for n PEs per node and chunks of chunk_bytes (pure: test_commq_owner.cc checks
+ * it at 64 and 128 PEs per node). Each origin gets M mailboxes of a 64-byte header and D
+ * data bytes:
+ *   D = min(chunk_bytes rounded up to 64, (B / n - 64) rounded down to 64)
+ *   M = min(16, B / (n (64 + D)))          B = OWN_BOX_BUDGET = 32 MiB
+ *   box = 64 + n M (64 + D)   (<= B + 64)
+ * so M >= 1 for every n up to B / 128 (262,144). Default 128 KiB chunks: M = 16 up to
+ * n = 15, 3 at 64, 1 at 128 (D stays a full chunk up to n = 255, then shrinks: a burst
+ * whose records do not fit takes the origin's path). Why 32 MiB: it is address space per
+ * PE (node peers map it: n x 32 MiB per process, 4 GiB at 128 PEs of 2^47), pages are
+ * touched only by mailboxes in use, and 1 mailbox per origin is enough for a PE that
+ * flushes every burst it posts; more pays only while chunks for one owner pile up
+ * between reaps. Returns the bytes (0 when n < 2: no peer). */
+size_t shmemi_queue_comm_owner_box(int n, size_t chunk_bytes, uint32_t *m, size_t *data)
+{
+    *m = 0;
+    *data = 0;
+    if (n < 2)
+        return 0;
+    size_t per = OWN_BOX_BUDGET / (size_t)n; /* one origin's share */
+    if (per < 2 * sizeof(own_mb_t))
+        return 0;
+    size_t d = (chunk_bytes + 63) & ~(size_t)63, cap = (per - sizeof(own_mb_t)) & ~(size_t)63;
+    if (d > cap)
+        d = cap;
+    size_t mm = OWN_BOX_BUDGET / ((size_t)n * (sizeof(own_mb_t) + d));
+    if (mm > OWN_MAX_M)
+        mm = OWN_MAX_M;
+    *m = (uint32_t)mm;
+    *data = d;
+    return 64 + (size_t)n * mm * (sizeof(own_mb_t) + d);
+}
+
+/* SHMEMQ_CHUNK_BYTES as cq_am_init reads it (am.c), which runs after the heap exists. */
+static size_t chunk_setting(void)
+{
+    size_t cb = 0;
+    const char *e = getenv("SHMEMQ_CHUNK_BYTES");
+    if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
+        return cb & ~(size_t)63;
+    return cq_chunk_bytes; /* the default: not yet changed before shmem_init */
+}
+
+/* The runtime asks this before it makes the heap window (heap.c reserves it beside the
+ * heap, the same on every PE). */
+static size_t box_request(int node_size)
+{
+    uint32_t m;
+    size_t d;
+    return shmemi_queue_comm_owner_box(node_size, chunk_setting(), &m, &d);
+}
+
+static const shmemi_module_t owner_boxes = {
+    .name = "comm queues (owner mailboxes)",
+    .heap_spare = box_request,
+};
+
+/* Registered like queue_layer.c's modules; this object is linked whenever comm queues
+ * are (comm_queue.c calls the post), and a module without init/fini makes no call. */
+__attribute__((constructor)) static void owner_boxes_register(void)
+{
+    shmemi_module_register(&owner_boxes);
+}
+
 /* PE pe's box as mapped here and its mailboxes per origin (*m), or NULL. */
 static unsigned char *box_of(int pe, uint32_t *m)
 {
@@ -109,7 +176,7 @@ static unsigned char *box_of(int pe, uint32_t *m)
         return NULL;
     size_t per = (size_t)shmemi.node_size * own.stride;
     size_t fit = (hi - lo - 64) / per;
-    *m = fit > OWN_MAX_M ? OWN_MAX_M : (uint32_t)fit;
+    *m = fit > own.m_max ? own.m_max : (uint32_t)fit;
     return *m ? (unsigned char *)lo : NULL;
 }
 
@@ -124,9 +191,9 @@ int shmemi_queue_comm_owner_mode(void)
     return 2; /* unset or not valid (settings.c said so): the default */
 }
 
-static int make_tables(void)
+/* SHMEMQ_OWNER_WAIT_US, read at every queue create (the last create's value holds). */
+static void read_wait(void)
 {
-    own.on = 1;
     long us = 200;
     const char *w = getenv("SHMEMQ_OWNER_WAIT_US");
     if (w && *w) {
@@ -136,11 +203,21 @@ static int make_tables(void)
             us = v;
     }
     own.wait = (double)us * 1e-6;
+}
+
+static int make_tables(void)
+{
+    own.on = 1;
     if (shmemi.node_size < 2 || !shmemi.node_heap_ok)
         own.on = 0; /* no peer maps this heap: nothing to post */
     if (!own.on)
         return 0;
-    own.stride = sizeof(own_mb_t) + ((cq_chunk_bytes + 63) & ~(size_t)63);
+    size_t data;
+    if (shmemi_queue_comm_owner_box(shmemi.node_size, cq_chunk_bytes, &own.m_max, &data) == 0) {
+        own.on = 0;
+        return 0;
+    }
+    own.stride = sizeof(own_mb_t) + data;
     MPI_Comm_rank(shmemi.node_comm, &own.node_rank);
     own.tg = calloc((size_t)shmemi.n_pes, sizeof *own.tg);
     own.pes = calloc((size_t)shmemi.node_size, sizeof *own.pes);
@@ -164,9 +241,12 @@ int shmemi_queue_comm_owner_enable(void)
         make_tables();
         own.ready = 1;
     }
-    /* served whatever this queue's mode: a peer's queue may post here */
+    read_wait();
+    /* served whatever this queue's mode: a peer's queue may post here; in every call
+     * that progresses, and in quiet, which does not (one load when nothing is posted) */
     if (own.on && own.mybox && !own.hooked) {
         shmemi_progress_register(shmemi_queue_comm_owner_serve, NULL);
+        shmemi_quiet_poll_set(box_pending(own.mybox), shmemi_queue_comm_owner_serve);
         own.hooked = 1;
     }
     pthread_mutex_unlock(&own_lock);
@@ -176,8 +256,10 @@ int shmemi_queue_comm_owner_enable(void)
 void shmemi_queue_comm_owner_fini(void)
 {
     pthread_mutex_lock(&own_lock);
-    if (own.hooked)
+    if (own.hooked) {
         shmemi_progress_unregister(shmemi_queue_comm_owner_serve, NULL);
+        shmemi_quiet_poll_set(NULL, NULL);
+    }
     if (own.tg)
         for (int pe = 0; pe < shmemi.n_pes; pe++)
             free(own.tg[pe]);
@@ -338,9 +420,15 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
     int pe = c->pe;
     if (!q->own_mode || pe == q->me || (q->own_mode == 2 && h->slot != CQ_S_ADD))
         return 0;
-    if ((size_t)sent * (8 + (size_t)h->esize) > own.stride - sizeof(own_mb_t))
-        return 0;
     uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
+    /* A mailbox holds a chunk's records as they are, except past 255 PEs per node (the
+     * box formula shrinks it): there a burst must fit in 32-bit form, operands included,
+     * or it takes the origin's path. */
+    const size_t cap = own.stride - sizeof(own_mb_t), es = h->esize;
+    const size_t full = (size_t)sent * (8 + es);
+    const size_t d32_need = (((size_t)sent * 4 + 7) & ~(size_t)7) + (size_t)sent * es;
+    if (full > cap && (hi > UINT32_MAX || d32_need > cap))
+        return 0;
     if (q->own_mode == 2 && hi - lo < OWN_AUTO_MIN_SPAN)
         return 0;
     pthread_mutex_lock(&own_lock);
@@ -358,7 +446,7 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
     /* adds to a table no wider than the burst: one record per word, summed here (a
      * wider one merges little, and the scan of the summing array cost more than
      * posting the records as they are) */
-    if (h->slot == CQ_S_ADD && (h->esize == 8 || h->esize == 4) && sent >= 64 &&
+    if (full <= cap && h->slot == CQ_S_ADD && (h->esize == 8 || h->esize == 4) && sent >= 64 &&
         !(low_bits & (uint64_t)(h->esize - 1)) && span <= sent)
         cnt = shmemi_queue_comm_dense_compact(q, s->disp, s->opnd, sent, h->esize, lo, span,
                                               (uint64_t *)(void *)d, d + (size_t)sent * 8);
@@ -367,7 +455,6 @@ int shmemi_queue_comm_owner_post(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c,
     if (cnt == UINT32_MAX && hi <= UINT32_MAX) {
         /* 32-bit displacements, and one operand if all are equal (checked as we go) */
         uint32_t *d32 = (uint32_t *)(void *)d;
-        size_t es = h->esize;
         const unsigned char *op = s->opnd;
         int same = 1;
         if (es == 8) {
