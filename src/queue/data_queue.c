@@ -381,8 +381,11 @@ static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_
     int uneven = 0;
     int rc = shmemi_queue_data_route_setup(q, team, maxroom, &uneven);
     if (!rc && uneven) {
-        shmemi_debug(routine, "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ in size, so "
-                     "this data queue is direct");
+        shmemi_debug(routine, uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
+                                            "room could pass 2 GiB, which needs MPI 4's "
+                                            "MPI_Ialltoallv_c, so this data queue is direct"
+                                          : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
+                                            "in size, so this data queue is direct");
         free(q);
         *qp = q = dq_allocate(team->n_pes, want->room);
         if (q == NULL)

@@ -204,6 +204,16 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int npes = team->n_pes;
     size_t P = (size_t)npes;
     *uneven = 0;
+#if MPI_VERSION < 4
+    /* int_counts below, decided alike on every PE (maxroom is agreed): without
+     * MPI_Ialltoallv_c a routed flush could not move it, so the queue is direct, whose
+     * exchange rounds can */
+    if (!((size_t)INT_MAX / P > sizeof(struct dq_rec) &&
+          maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec))) {
+        *uneven = 2;
+        return 0;
+    }
+#endif
     int *keys = malloc(P * sizeof(int));
     uint64_t *tmp = malloc(P * sizeof(uint64_t));
     int have = keys && tmp, all = 0;
@@ -345,9 +355,8 @@ static int rt_exchange_data(struct shmemi_dq_route *rt, MPI_Comm c, int np, cons
     mrc = MPI_Ialltoallv_c(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
     call = "MPI_Ialltoallv_c";
 #else
-    shmemi_fatal(rt_routine, "a routed data-queue flush may move more than 2 GiB through "
-                             "one PE (P x (max_bytes + 16)), which needs MPI 4 "
-                             "(MPI_Ialltoallv_c)");
+    (void)sc, (void)rc; /* not reached: such a queue was made direct (route_setup) */
+    return shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
 #endif
     }
     if (mrc == MPI_SUCCESS)

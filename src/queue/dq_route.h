@@ -72,7 +72,9 @@ struct shmemi_dq_route {
 int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe);
 
 /* Collective over q->comm (every PE of the team after the config agreement; maxroom:
- * the largest room of any PE): group the team by node; *uneven = 1 if the nodes differ in size (the caller then stays direct),
+ * the largest room of any PE): group the team by node; *uneven = 1 if the nodes differ in
+ * size, 2 if a flush could need MPI_Ialltoallv_c and the MPI is older than 4 (the caller
+ * then stays direct, alike on every PE),
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
