@@ -36,3 +36,23 @@ bench_model_SOURCES = bench/model.c
 bench_model_LDADD = $(SHMEMQ_LIBS)
 bench_model_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += bench/run bench/plot
+
+# the data queue's dry-run simulator: P virtual PEs in one process, planned by the
+# queues' own code (src/queue/dq_plan.h); docs/scaling.md "The simulator" (issue 23)
+noinst_PROGRAMS += bench/simulate
+bench_simulate_SOURCES = bench/simulate.c bench/sim.c bench/sim.h
+bench_simulate_LDADD = $(SHMEMQ_LIBS) -lm
+bench_simulate_LDFLAGS = $(NOINSTALL_FLAGS)
+if BUILD_TESTS
+# its counts against real queues' shmemx_queue_usage (and at 16 PEs by test/scale.sh)
+check_PROGRAMS += test/test_sim
+test_test_sim_SOURCES = $(TEST_COMMON_SOURCES) test/test_sim.cc bench/sim.c bench/sim.h
+test_test_sim_CPPFLAGS = $(TEST_INCLUDES)
+test_test_sim_LDADD = $(TEST_LIBS)
+test_test_sim_LDFLAGS = $(NOINSTALL_FLAGS)
+test/scale.log: test/test_sim$(EXEEXT)
+endif
+# LogGP parameters of this machine's MPI (2 ranks) for bench/simulate's time model
+noinst_PROGRAMS += bench/loggp
+bench_loggp_SOURCES = bench/loggp.c
+bench_loggp_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -193,8 +193,8 @@ static int dq_flush_advance(struct shmemi_dataq *q)
         for (int p = 0; p < q->h.npes; p++) {
             uint64_t mine_out = q->xmine[2 * p], mine_free = q->xmine[2 * p + 1];
             uint64_t peer_out = q->xpeer[2 * p], peer_free = q->xpeer[2 * p + 1];
-            q->send[p] = (size_t)(mine_out < peer_free ? mine_out : peer_free);
-            q->recv[p] = (size_t)(peer_out < mine_free ? peer_out : mine_free);
+            q->send[p] = (size_t)dq_plan_direct_moves(mine_out, peer_free);
+            q->recv[p] = (size_t)dq_plan_direct_moves(peer_out, mine_free);
             q->rdisp[p] = q->h.room - (size_t)mine_free; /* incoming was compacted at start */
             if (q->send[p] < mine_out || q->recv[p] < peer_out)
                 overflow = 1;

@@ -27,8 +27,7 @@ static const char *const rt_routine = "shmem_queue_global_flush";
 
 static int rt_k(int npes, int n)
 {
-    int nn = npes / n;
-    return n > nn ? n : nn;
+    return dq_plan_k(npes, n);
 }
 
 static size_t rt_vbuf_bytes(int k)
@@ -65,9 +64,7 @@ static int rt_reserve(struct dq_rbuf *b, size_t extra)
 {
     if (extra <= b->cap - b->len)
         return 0;
-    size_t want = b->len + extra, cap = b->cap ? b->cap : want; /* first: exactly */
-    while (cap < want)
-        cap = cap > SIZE_MAX / 2 ? want : 2 * cap;
+    size_t cap = dq_plan_grow(b->cap, b->len + extra); /* first: exactly */
     char *p = realloc(b->p, cap);
     if (p == NULL)
         return -1;
@@ -88,14 +85,14 @@ static void rt_reserve_or_die(struct dq_rbuf *b, size_t extra)
 int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe)
 {
     struct shmemi_dq_route *rt = q->rt;
-    int l = rt->grid[pe] % rt->n;
+    int l = dq_plan_porter(rt->grid[pe], rt->n);
     struct dq_rbuf *b = &rt->porter[l];
     const char *s = (const char *)src;
     size_t last = rt->plast[l];
     if (last != DQ_RT_NONE) { /* the last run (always at the end) goes to pe: extend it */
         struct dq_run r;
         memcpy(&r, b->p + last, sizeof r);
-        if (r.dst == (uint32_t)pe && bytes <= UINT32_MAX - r.bytes) {
+        if (dq_plan_run_extends(r.dst, r.bytes, pe, bytes)) {
             if (rt_reserve(b, bytes) != 0)
                 return SHMEM_QUEUE_ERR_NOMEM;
             memcpy(b->p + b->len, s, bytes);
@@ -105,8 +102,7 @@ int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t
             return 0;
         }
     }
-    size_t runs = bytes / UINT32_MAX + 1; /* a run holds less than 4 GiB */
-    if (rt_reserve(b, bytes + runs * sizeof(struct dq_run)) != 0)
+    if (rt_reserve(b, dq_plan_run_bytes(bytes)) != 0)
         return SHMEM_QUEUE_ERR_NOMEM;
     while (bytes) {
         struct dq_run r = {(uint32_t)pe, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
@@ -248,7 +244,8 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     if (!have_grid)
         n = -1;
     int g = n > 0 ? rt->grid[team->my_pe] : -1;
-    int node = n > 0 ? g / n : MPI_UNDEFINED, lr = n > 0 ? g % n : MPI_UNDEFINED;
+    int node = n > 0 ? dq_plan_node(g, n) : MPI_UNDEFINED;
+    int lr = n > 0 ? dq_plan_lr(g, n) : MPI_UNDEFINED;
     MPI_Comm nodec = MPI_COMM_NULL, colc = MPI_COMM_NULL;
     mrc = MPI_Comm_split(q->comm, node, lr, &nodec);
     if (mrc == MPI_SUCCESS)
@@ -383,8 +380,7 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     struct dq_rec r;
     for (size_t o = 0; o < in->len; o += sizeof r + (payload ? r.bytes : 0)) {
         memcpy(&r, in->p + o, sizeof r);
-        int g = rt->grid[r.to];
-        cnt[by_node ? g / rt->n : g % rt->n] += sizeof r + (payload ? r.bytes : 0);
+        cnt[dq_plan_group(rt->grid[r.to], rt->n, by_node)] += sizeof r + (payload ? r.bytes : 0);
     }
     uint64_t sum = 0;
     for (int i = 0; i < groups; i++)
@@ -395,8 +391,7 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     for (size_t o = 0; o < in->len;) {
         memcpy(&r, in->p + o, sizeof r);
         size_t len = sizeof r + (payload ? r.bytes : 0);
-        int g = rt->grid[r.to];
-        int i = by_node ? g / rt->n : g % rt->n;
+        int i = dq_plan_group(rt->grid[r.to], rt->n, by_node);
         memcpy(out->p + off[i], in->p + o, len);
         off[i] += len;
         o += len;
@@ -410,7 +405,7 @@ static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int np, int
     for (int i = 0; i < np; i++) {
         if (!sc[i])
             continue;
-        int g = column ? i * rt->n + rt->lr : rt->node * rt->n + i;
+        int g = dq_plan_hop_peer(column, i, rt->n, rt->node, rt->lr);
         q->tr.msgs++;
         shmemi_qtraffic_sent(&q->tr, q->h.npes, rt->pe_at[g]);
     }
@@ -503,9 +498,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     for (int l = 0; l < n; l++) {
         sc[l] = 0;
         for (int k = 0; k < nn; k++) {
-            size_t len = h->out_len[rt->pe_at[k * n + l]];
-            if (len)
-                sc[l] += sizeof(struct dq_rec) + len;
+            sc[l] += dq_plan_rec_bytes(h->out_len[rt->pe_at[k * n + l]]);
         }
     }
     /* the counts are known before packing: send them meanwhile */

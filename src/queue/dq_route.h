@@ -25,24 +25,12 @@
 #define SHMEMI_DQ_ROUTE_H
 
 #include "data_queue.h"
+#include "dq_plan.h" /* struct dq_run, struct dq_rec: the MPI-free planning */
 
 /* A growable byte buffer. */
 struct dq_rbuf {
     char *p;
     size_t len, cap;
-};
-
-/* Run header in a porter buffer: `bytes` pushed for team PE `dst`, then the bytes.
- * Consecutive pushes to one destination extend one run. */
-struct dq_run {
-    uint32_t dst, bytes;
-};
-
-/* Record header on the wire (hop 1 and hop 2): `bytes` from team PE `from` for team PE
- * `to`, then the bytes (data); for an acknowledgement, `bytes` rejected and no payload. */
-struct dq_rec {
-    uint32_t to, from;
-    uint64_t bytes;
 };
 
 #define DQ_RT_NONE ((size_t)-1)

@@ -1,0 +1,308 @@
+/* bench/simulate.c: the data queue's dry-run simulator (issue 23; docs/scaling.md,
+ * "The simulator"). P virtual PEs in one process, no MPI: bench/sim.c plans each flush
+ * with the queues' own code (src/queue/dq_plan.h) for direct mode (one flat
+ * MPI_Alltoallv) and routed mode (SHMEMQ_DATAQ_ROUTE=2hop), on a workload like
+ * bench/histogram's: R records of E bytes per PE per flush to uniform random
+ * destinations, or with a hot node (-H pct: that share of records to node 0's PEs).
+ *
+ * Per (workload, mode, P), over PEs and flushes, min/mean/max of: messages sent per
+ * flush (all hops, as shmemx_queue_usage's msgs_last) and per hop, messages received
+ * per hop, distinct peers, own payload bytes, bytes on the wire per hop, porter staging
+ * (routed: hop-1 bytes a porter receives) or the fullest room (direct); per node the
+ * fan-in (messages arriving at the node's PEs from other nodes); buffer bytes (routed:
+ * porter buffers as grown; direct: the 2P rooms); the model's bytes per PE
+ * (shmemx_queue_model, data modes need no shmem_init); a LogGP estimate of the flush
+ * time (see loggp_flush below and docs/scaling.md for the parameters and limits).
+ *
+ * Output: one line per result with its unit, then (-c FILE, or stdout after a line
+ * "CSV") one CSV line per (workload, mode, P, metric):
+ *   workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max
+ */
+#include <shmemx.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim.h"
+
+/* LogGP parameters, seconds and seconds per byte. */
+typedef struct {
+    double L, o, g, G;
+} loggp_t;
+
+/* Defaults (docs/scaling.md, "Time model"): the network's L and G are published
+ * figures (Cray XT3/SeaStar, Brightwell et al., "Portals 3.3 on the Sandia/Cray Red
+ * Storm system", IPDPS 2005: MPI one-way latency 2 us nearest, 5 us farthest; 1.5 GB/s
+ * per direction per node; L takes the far end); o and g are this machine's MPI
+ * overhead and gap per message (bench/loggp, MPICH ch4:ucx, 2 ranks, loaded machine).
+ * On the node: bench/loggp's four figures. */
+static loggp_t net = {5e-6, 1.67e-6, 2.37e-6, 1.0 / 1.5e9};
+static loggp_t node = {2.12e-6, 1.67e-6, 2.37e-6, 1.0 / 0.37e9}; /* bench/loggp, loaded */
+
+static int parse_loggp(const char *s, loggp_t *p)
+{
+    double v[4];
+    if (sscanf(s, "%lf,%lf,%lf,%lf", &v[0], &v[1], &v[2], &v[3]) != 4)
+        return -1;
+    /* microseconds and GB/s on the command line */
+    p->L = v[0] * 1e-6, p->o = v[1] * 1e-6, p->g = v[2] * 1e-6, p->G = 1.0 / (v[3] * 1e9);
+    return 0;
+}
+
+/* One exchange phase: every PE sends ms messages of bs bytes in total and receives mr
+ * of br; the phase ends when the slowest PE is done. */
+static double phase(const loggp_t *p, double ms, double mr, double bs, double br)
+{
+    double m = ms > mr ? ms : mr, b = bs > br ? bs : br;
+    double wire = p->g * m > p->G * b ? p->g * m : p->G * b;
+    return p->L + p->o * (ms + mr) + wire;
+}
+
+/* The count exchange, an alltoall of w bytes per peer among np ranks: MPICH takes the
+ * Bruck algorithm for short blocks, ceil(log2 np) rounds of np/2 blocks. */
+static double alltoall_small(const loggp_t *p, int np, double w)
+{
+    if (np < 2)
+        return 0;
+    return ceil(log2((double)np)) * (p->L + 2 * p->o + p->G * ceil(np / 2.0) * w);
+}
+
+/* Seconds per entry of a P-long array a flush walks (both modes walk some: direct its
+ * four count arrays and the per-peer bookkeeping, routed its FIFO, pack and reset
+ * loops); an assumed 1 ns (a streaming pass of a few words), not measured. */
+static double array_entry = 1e-9;
+
+typedef struct {
+    double min, sum, max;
+    uint64_t n;
+} acc_t;
+
+static void acc_add(acc_t *a, double v)
+{
+    if (a->n == 0 || v < a->min)
+        a->min = v;
+    if (a->n == 0 || v > a->max)
+        a->max = v;
+    a->sum += v;
+    a->n++;
+}
+
+enum { M_MSGS, M_MSGS1, M_MSGS2, M_RECV1, M_RECV2, M_PEERS, M_BYTES, M_WIRE1, M_WIRE2,
+       M_STAGE, M_BUF, M_FULL, M_FANIN, M_TPE, M_N };
+static const char *const mname[M_N] = {
+    "msgs_per_flush", "msgs_hop1", "msgs_hop2", "recv_hop1", "recv_hop2", "peers",
+    "payload_bytes", "wire_bytes_hop1", "wire_bytes_hop2", "staging_hw_bytes",
+    "buffer_bytes", "full_pushes", "fanin_per_node", "pe_time_s"};
+static const char *const munit[M_N] = {
+    "msgs", "msgs", "msgs", "msgs", "msgs", "PEs", "B", "B", "B", "B", "B", "pushes",
+    "msgs", "s"};
+
+static void usage(void)
+{
+    fprintf(stderr,
+            "usage: simulate [-p P,P,...] [-n PEs per node] [-r records/PE/flush] [-e bytes/record]\n"
+            "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)] [-m direct|routed|both]\n"
+            "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
+            "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
+            "                [-A ns per P-long array entry per flush]\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *plist = "1024,10240,102400", *csvf = NULL, *modes = "both";
+    int npn = 64, records = 1024, flushes = 1, hot = -1, opt;
+    size_t elem = 8, room_opt = 0;
+    uint64_t seed = 1;
+    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:h")) != -1) {
+        switch (opt) {
+        case 'p': plist = optarg; break;
+        case 'n': npn = atoi(optarg); break;
+        case 'r': records = atoi(optarg); break;
+        case 'e': elem = (size_t)strtoull(optarg, NULL, 0); break;
+        case 'f': flushes = atoi(optarg); break;
+        case 'H': hot = atoi(optarg); break;
+        case 'm': modes = optarg; break;
+        case 's': seed = strtoull(optarg, NULL, 0); break;
+        case 'b': room_opt = (size_t)strtoull(optarg, NULL, 0); break;
+        case 'c': csvf = optarg; break;
+        case 'N': if (parse_loggp(optarg, &net)) { usage(); return 2; } break;
+        case 'O': if (parse_loggp(optarg, &node)) { usage(); return 2; } break;
+        case 'A': array_entry = atof(optarg) * 1e-9; break;
+        default: usage(); return opt == 'h' ? 0 : 2;
+        }
+    }
+    if (npn < 1 || records < 0 || elem < 1 || flushes < 1 || hot > 100 ||
+        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed"))) {
+        usage();
+        return 2;
+    }
+    int ps[32], np = 0;
+    char *dup = strdup(plist), *save = NULL;
+    for (char *t = strtok_r(dup, ",", &save); t && np < 32; t = strtok_r(NULL, ",", &save)) {
+        long v = strtol(t, NULL, 0);
+        if (v < 1 || v > (1L << 24)) {
+            fprintf(stderr, "simulate: bad P %s\n", t);
+            return 2;
+        }
+        ps[np++] = (int)v;
+    }
+    free(dup);
+    FILE *csv = csvf ? fopen(csvf, "w") : NULL;
+    if (csvf && !csv) {
+        perror(csvf);
+        return 1;
+    }
+    /* the CSV goes to its file, or is kept to print after the results */
+    char *mem = NULL;
+    size_t memlen = 0;
+    if (!csv)
+        csv = open_memstream(&mem, &memlen);
+    fprintf(csv, "workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max\n");
+
+    int hots[2] = {hot < 0 ? 0 : hot, 25}, nh = hot < 0 ? 2 : 1;
+    int status = 0;
+    for (int w = 0; w < nh; w++) {
+        char wl[32];
+        if (hots[w])
+            snprintf(wl, sizeof wl, "hot%d", hots[w]);
+        else
+            snprintf(wl, sizeof wl, "uniform");
+        for (int mi = 0; mi < 2; mi++) {
+            int routed = mi == 1;
+            if (!strcmp(modes, routed ? "direct" : "routed"))
+                continue;
+            for (int i = 0; i < np; i++) {
+                int P = ps[i], n = P >= npn ? npn : P;
+                if (P % n) {
+                    fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
+                    continue;
+                }
+                /* the room and the porter buffers as the model (and so the queue) has them */
+                shmem_queue_config_t qc;
+                memset(&qc, 0, sizeof qc);
+                qc.qtype = SHMEM_QUEUE_DATA;
+                qc.data_elem_size = elem;
+                qc.max_bytes = room_opt;
+                qc.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+                shmemx_queue_model_t mf, mr;
+                if (shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_FLAT, P, n, &mf) ||
+                    shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_ROUTED, P, n, &mr)) {
+                    fprintf(stderr, "simulate: shmemx_queue_model refused P %d\n", P);
+                    status = 1;
+                    continue;
+                }
+                sim_cfg_t c = {P, n, routed, records, elem, hots[w], seed,
+                               (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
+                struct timespec t0, t1;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                sim_t *s = sim_new(&c);
+                sim_pe_t *pe = malloc((size_t)P * sizeof *pe);
+                uint64_t *fan = malloc((size_t)(P / n) * sizeof *fan);
+                if (!s || !pe || !fan) {
+                    fprintf(stderr, "simulate: out of memory at P %d\n", P);
+                    return 1;
+                }
+                acc_t a[M_N];
+                memset(a, 0, sizeof a);
+                double tflush = 0, tmax_d = 0, tparts[5] = {0};
+                for (int f = 0; f < flushes; f++) {
+                    sim_flush(s, f, pe, fan);
+                    double worst[2] = {0, 0}; /* per-PE data phases (hop 1, hop 2) */
+                    for (int p = 0; p < P; p++) {
+                        sim_pe_t *e = &pe[p];
+                        double t1p, t2p = 0;
+                        if (routed) {
+                            t1p = phase(&node, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
+                            t2p = phase(&net, e->msgs2, e->recv2, e->wire2_sent, e->wire2_recv);
+                        } else {
+                            t1p = phase(&net, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
+                        }
+                        if (t1p > worst[0]) worst[0] = t1p;
+                        if (t2p > worst[1]) worst[1] = t2p;
+                        acc_add(&a[M_MSGS], e->msgs);
+                        acc_add(&a[M_MSGS1], e->msgs1);
+                        acc_add(&a[M_MSGS2], e->msgs2);
+                        acc_add(&a[M_RECV1], e->recv1);
+                        acc_add(&a[M_RECV2], e->recv2);
+                        acc_add(&a[M_PEERS], e->peers);
+                        acc_add(&a[M_BYTES], (double)e->bytes);
+                        acc_add(&a[M_WIRE1], (double)e->wire_sent);
+                        acc_add(&a[M_WIRE2], (double)e->wire2_sent);
+                        acc_add(&a[M_STAGE], (double)e->buf_hw);
+                        acc_add(&a[M_BUF], (double)e->buf_bytes);
+                        acc_add(&a[M_FULL], e->full);
+                        acc_add(&a[M_TPE], t1p + t2p);
+                    }
+                    for (int k = 0; k < P / n; k++)
+                        acc_add(&a[M_FANIN], (double)fan[k]);
+                    /* the flush: the count exchanges, the data (the slowest PE), the
+                     * overflow agreement (recursive doubling: log2 P rounds), the walks
+                     * of P-long arrays (4 per flush in either mode) */
+                    double lg = ceil(log2((double)P));
+                    double agree = lg * (net.L + 2 * net.o + net.g);
+                    double walk = 4.0 * P * array_entry;
+                    double t;
+                    if (routed) { /* dq_route.c: counts, data per hop, then the agreement */
+                        int nn = P / n;
+                        double c1 = alltoall_small(&node, n, 8), c2 = alltoall_small(&net, nn, 8);
+                        t = c1 + worst[0] + c2 + worst[1] + agree + walk;
+                        tparts[0] += c1 + c2, tparts[1] += worst[0], tparts[2] += worst[1];
+                    } else { /* dq_flush.c: counts, then the agreement beside the data */
+                        double c0 = alltoall_small(&net, P, 16);
+                        t = c0 + (worst[0] > agree ? worst[0] : agree) + walk;
+                        tparts[0] += c0, tparts[1] += worst[0];
+                    }
+                    tparts[3] += walk;
+                    tparts[4] += agree;
+                    tflush += t;
+                    if (t > tmax_d) tmax_d = t;
+                }
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+                const char *mode = routed ? "routed" : "direct";
+                const shmemx_queue_model_t *m = routed ? &mr : &mf;
+                printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
+                       "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
+                       c.room, took);
+                for (int k = 0; k < M_N; k++) {
+                    if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
+                        continue;
+                    printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", mname[k],
+                           a[k].min, a[k].sum / (double)a[k].n, a[k].max, munit[k]);
+                    fprintf(csv, "%s,%s,%d,%d,%d,%zu,%s,%s,%.9g,%.9g,%.9g\n", wl, mode, P, n,
+                            records, elem, mname[k], munit[k], a[k].min,
+                            a[k].sum / (double)a[k].n, a[k].max);
+                }
+                double tm = tflush / flushes;
+                printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
+                       (double)m->max_total_bytes);
+                printf("  %-18s %.6g s per flush (LogGP: counts %.3g, data %.3g + %.3g, "
+                       "arrays %.3g, agree %.3g)\n", "flush_time", tm, tparts[0] / flushes,
+                       tparts[1] / flushes, tparts[2] / flushes, tparts[3] / flushes,
+                       tparts[4] / flushes);
+                printf("  %-18s %.3f s\n", "sim_seconds", took);
+                fprintf(csv, "%s,%s,%d,%d,%d,%zu,model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                        wl, mode, P, n, records, elem, m->max_total_bytes, m->max_total_bytes,
+                        m->max_total_bytes);
+                fprintf(csv, "%s,%s,%d,%d,%d,%zu,flush_time,s,%.6g,%.6g,%.6g\n", wl, mode, P, n,
+                        records, elem, tm, tm, tmax_d);
+                fprintf(csv, "%s,%s,%d,%d,%d,%zu,sim_seconds,s,%.3f,%.3f,%.3f\n", wl, mode, P, n,
+                        records, elem, took, took, took);
+                fflush(stdout);
+                sim_free(s);
+                free(pe);
+                free(fan);
+            }
+        }
+    }
+    fclose(csv);
+    if (mem) {
+        printf("CSV\n%s", mem);
+        free(mem);
+    }
+    return status;
+}

@@ -1,0 +1,90 @@
+/*
+ * dq_plan.h: the data queue's flush planning, free of MPI, so the dry-run simulator
+ * (bench/sim.c) runs the queues' own rules for 100,000 virtual PEs in one process.
+ * dq_route.c and dq_flush.c call these; nothing here allocates or communicates.
+ *
+ * Routed mode (dq_route.h): a team PE sits at grid position g = node * n + lr (n PEs
+ * per node). A record for destination d goes to the porter of the sender's node whose
+ * local rank is d's (hop 1), then along that column to d's node (hop 2); on the wire
+ * each destination's data of one flush is one record (header + payload).
+ * Direct mode (dq_flush.c): each pair moves min(outgoing bytes, the receiver's free room).
+ */
+#ifndef SHMEMI_DQ_PLAN_H
+#define SHMEMI_DQ_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Run header in a porter buffer: `bytes` pushed for team PE `dst`, then the bytes.
+ * Consecutive pushes to one destination extend one run. */
+struct dq_run {
+    uint32_t dst, bytes;
+};
+
+/* Record header on the wire (hop 1 and hop 2): `bytes` from team PE `from` for team PE
+ * `to`, then the bytes (data); for an acknowledgement, `bytes` rejected and no payload. */
+struct dq_rec {
+    uint32_t to, from;
+    uint64_t bytes;
+};
+
+/* ---- the grid ---- */
+static inline int dq_plan_node(int g, int n) { return g / n; }
+static inline int dq_plan_lr(int g, int n) { return g % n; }
+/* The porter (its local rank on the sender's node) that serves grid position g. */
+static inline int dq_plan_porter(int g, int n) { return g % n; }
+/* Group of a record for destination g in a hop: its node (hop 2: the column peer of
+ * that node) or its local rank (hop 1: the porter). */
+static inline int dq_plan_group(int g, int n, int by_node) { return by_node ? g / n : g % n; }
+/* Grid position of peer i of a hop, for the PE at (node, lr): along its column (hop 2)
+ * or within its node (hop 1). */
+static inline int dq_plan_hop_peer(int column, int i, int n, int node, int lr)
+{
+    return column ? i * n + lr : node * n + i;
+}
+/* Length of the per-hop count arrays: max(n, nodes). */
+static inline int dq_plan_k(int npes, int n)
+{
+    int nn = npes / n;
+    return n > nn ? n : nn;
+}
+
+/* ---- what one flush sends ---- */
+/* Bytes on the wire of one destination's record carrying `len` payload bytes (none
+ * when it has no data). */
+static inline uint64_t dq_plan_rec_bytes(uint64_t len)
+{
+    return len ? sizeof(struct dq_rec) + len : 0;
+}
+/* Whether a push of `bytes` for dst extends the porter buffer's last run (last_dst,
+ * last_bytes), or starts new ones. */
+static inline int dq_plan_run_extends(uint32_t last_dst, uint32_t last_bytes, int dst,
+                                      size_t bytes)
+{
+    return last_dst == (uint32_t)dst && bytes <= UINT32_MAX - last_bytes;
+}
+/* Porter-buffer bytes of a push that starts new runs (a run holds less than 4 GiB). */
+static inline size_t dq_plan_run_bytes(size_t bytes)
+{
+    return bytes + (bytes / UINT32_MAX + 1) * sizeof(struct dq_run);
+}
+/* Capacity of a growable buffer of `cap` bytes asked to hold `want` (the first
+ * allocation exactly, then doubling). */
+static inline size_t dq_plan_grow(size_t cap, size_t want)
+{
+    if (want <= cap)
+        return cap;
+    if (cap == 0)
+        return want;
+    while (cap < want)
+        cap = cap > SIZE_MAX / 2 ? want : 2 * cap;
+    return cap;
+}
+/* Direct mode: bytes a pair moves, from the sender's outgoing bytes and the receiver's
+ * free room. */
+static inline uint64_t dq_plan_direct_moves(uint64_t out, uint64_t peer_free)
+{
+    return out < peer_free ? out : peer_free;
+}
+
+#endif /* SHMEMI_DQ_PLAN_H */

@@ -1,0 +1,117 @@
+// test_sim.cc: the dry-run simulator (bench/sim.c) against real data queues. Every PE
+// pushes the simulator's own deterministic workload (sim_dest: uniform, and with half
+// the records to node 0) through a real queue, direct and routed (SHMEMQ_DATAQ_ROUTE=
+// 2hop), flushes, and compares shmemx_queue_usage's messages, bytes and distinct peers of
+// that flush, and the buffer bytes, with what the simulator computes for this PE; and
+// the bytes it pops with what the simulator says arrive (direct). Run by run-mpi.sh at
+// 1, 2, 4 PEs (2x2 with SHMEMQ_NODE_PES=2) and by test/scale.sh at 16 PEs as 4x4.
+#include <gtest/gtest.h>
+#include <shmemx.h>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+#include "test_util.h"
+#include "../bench/sim.h"
+
+namespace {
+
+void sim_case(int routed, int hot_pct, size_t elem)
+{
+    const int np = shmem_n_pes(), me = shmem_my_pe();
+    const int n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    // the simulator's grid: nodes of n consecutive PEs (as SHMEMQ_NODE_PES makes them)
+    ASSERT_EQ(shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD), me - me % n);
+    ASSERT_EQ(np % n, 0);
+    shmem_queue_config_t c = data_queue_cfg(0, elem);
+    if (routed)
+        setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    unsetenv("SHMEMQ_DATAQ_ROUTE");
+    shmemx_queue_model_t mf, mr;
+    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_FLAT, np, n, &mf), 0);
+    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n, &mr), 0);
+
+    sim_cfg_t sc = {np, n, routed, 37, elem, hot_pct, 12345, (size_t)mf.buffer_bytes,
+                    (size_t)mr.buffer_bytes};
+    sim_t *s = sim_new(&sc);
+    ASSERT_NE(s, nullptr);
+    std::vector<sim_pe_t> pe(np);
+    std::vector<uint64_t> fan(np / n);
+    std::vector<unsigned char> e(elem);
+    for (int f = 0; f < 3; f++) {
+        sim_flush(s, f, pe.data(), fan.data());
+        for (int i = 0; i < sc.records; i++) {
+            int d = sim_dest(&sc, f, me, i);
+            ASSERT_GE(d, 0);
+            ASSERT_LT(d, np);
+            std::memset(e.data(), (me + i + f) & 0xff, elem);
+            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, d), 0);
+        }
+        EXPECT_EQ(pe[me].full, 0u);
+        ASSERT_EQ(shmem_queue_global_flush(q), 0);
+        shmemx_queue_usage_t u;
+        ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+        EXPECT_EQ(u.mode, (uint32_t)(routed ? SHMEMX_QUEUE_MODE_DATA_ROUTED
+                                            : SHMEMX_QUEUE_MODE_DATA_FLAT));
+        EXPECT_EQ(u.flushes, (uint64_t)f + 1);
+        EXPECT_EQ(u.msgs_last, (uint64_t)pe[me].msgs) << "flush " << f;
+        EXPECT_EQ(u.peers_last, (uint64_t)pe[me].peers) << "flush " << f;
+        EXPECT_EQ(u.bytes_last, pe[me].bytes) << "flush " << f;
+        EXPECT_EQ(u.bytes_last, (uint64_t)sc.records * elem);
+        EXPECT_EQ(u.buffer_bytes, pe[me].buf_bytes) << "flush " << f;
+        // what arrived: pop every source dry
+        uint64_t got = 0;
+        for (int p = 0; p < np; p++)
+            while (shmem_queue_data_pop(q, e.data(), 1, p) == 0)
+                got += elem;
+        if (!routed)
+            EXPECT_EQ(got, pe[me].wire_recv) << "flush " << f;
+        else // the records arriving in hop 2 carry it, one header each
+            EXPECT_GE(pe[me].wire2_recv, got);
+        // the simulator's own sums hold across PEs
+        uint64_t ms = 0, mr1 = 0, ms2 = 0, mr2 = 0;
+        for (int p = 0; p < np; p++)
+            ms += pe[p].msgs1, mr1 += pe[p].recv1, ms2 += pe[p].msgs2, mr2 += pe[p].recv2;
+        EXPECT_EQ(ms, mr1);
+        EXPECT_EQ(ms2, mr2);
+        // every PE agrees with its own simulation before the next flush
+        shmem_barrier_all();
+    }
+    sim_free(s);
+    ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST(Sim, DirectUniform) { sim_case(0, 0, 8); }
+TEST(Sim, DirectHotNode) { sim_case(0, 50, 8); }
+TEST(Sim, RoutedUniform) { sim_case(1, 0, 8); }
+TEST(Sim, RoutedHotNode) { sim_case(1, 50, 8); }
+TEST(Sim, RoutedOddRecords) { sim_case(1, 0, 12); }
+
+// The simulator refuses what the queue would not build, and its counts add up for a
+// grid larger than the job (no communication).
+TEST(Sim, ConfigAndTotals)
+{
+    sim_cfg_t bad = {10, 4, 1, 4, 8, 0, 1, 4096, 4096};
+    EXPECT_EQ(sim_new(&bad), nullptr); // 4 does not divide 10
+    sim_cfg_t c = {64, 8, 1, 100, 8, 0, 7, 4096, 4096};
+    sim_t *s = sim_new(&c);
+    ASSERT_NE(s, nullptr);
+    std::vector<sim_pe_t> pe(64);
+    std::vector<uint64_t> fan(8);
+    sim_flush(s, 0, pe.data(), fan.data());
+    uint64_t bytes = 0, recv = 0;
+    for (const sim_pe_t &p : pe) {
+        bytes += p.bytes;
+        recv += p.wire2_recv;
+        EXPECT_LE(p.msgs1, 8u);
+        EXPECT_LE(p.msgs2, 8u);
+        EXPECT_LE(p.peers, 15u); // n + P/n - 1
+    }
+    EXPECT_EQ(bytes, 64u * 100 * 8);
+    EXPECT_GT(recv, bytes); // headers
+    sim_free(s);
+}
+
+} // namespace
