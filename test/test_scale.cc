@@ -45,6 +45,17 @@ shmemx_queue_model_t model(const shmem_queue_config_t &c, int mode, int npes, in
     return m;
 }
 
+// k elements of elem bytes from this PE to every PE of the queue's team, each a byte
+// pattern of (me, p, j).
+static void push_to_every_pe(shmem_queue_t q, int me, int np, size_t elem, int k)
+{
+    std::vector<unsigned char> e(elem);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            std::memset(e.data(), (me * 7 + p * 3 + j) & 0xff, elem);
+            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, p), 0);
+        }
+}
 
 TEST(Scale, ArgumentsAreChecked)
 {
@@ -260,12 +271,8 @@ void data_usage_case(uint64_t max_bytes, size_t elem)
     EXPECT_EQ(u.held_bytes, 0u);
 
     const int k = 3;
+    push_to_every_pe(q, me, np, elem, k);
     std::vector<unsigned char> e(elem);
-    for (int p = 0; p < np; p++)
-        for (int j = 0; j < k; j++) {
-            std::memset(e.data(), (me * 7 + p * 3 + j) & 0xff, elem);
-            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, p), 0);
-        }
     u = usage(q);
     EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
     ASSERT_EQ(shmem_queue_global_flush(q), 0);
@@ -328,12 +335,8 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
     EXPECT_EQ(u.held_bytes, 0u);
 
     const int k = 3;
+    push_to_every_pe(q, me, np, elem, k);
     std::vector<unsigned char> e(elem);
-    for (int p = 0; p < np; p++)
-        for (int j = 0; j < k; j++) {
-            std::memset(e.data(), (me * 7 + p * 3 + j) & 0xff, elem);
-            ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, p), 0);
-        }
     u = usage(q);
     EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
     ASSERT_EQ(shmem_queue_global_flush(q), 0);
