@@ -44,6 +44,7 @@ static struct {
     int planned;    /* this PE's process runs its node's agent (shmemi_agent_plan) */
     int running;    /* the thread runs */
     int all_served; /* every PE of the job runs an agent in its own process */
+    int node_served; /* this node's agent is planned (on this PE's process or a peer's) */
     int leader;     /* world rank of this node's leader */
     int nodes;      /* nodes in the job */
     int stop;       /* atomic: the thread ends at its next pass */
@@ -175,7 +176,7 @@ void shmemi_agent_plan(void)
     int node_rank = 0, is_leader, mode = agent_mode(), level = MPI_THREAD_SINGLE;
     MPI_Comm_rank(shmemi.node_comm, &node_rank);
     is_leader = node_rank == 0;
-    ag.planned = ag.running = ag.all_served = 0;
+    ag.planned = ag.running = ag.all_served = ag.node_served = 0;
     ag.pu = -1;
     ag.how[0] = '\0';
     ag.leader = shmemi.my_pe;
@@ -209,6 +210,7 @@ void shmemi_agent_plan(void)
                        shmemi.my_pe, reason, level_name(level));
         return;
     }
+    ag.node_served = 1;
     if (!is_leader) {
         snprintf(ag.why, sizeof ag.why, "on PE %d for this node (%s)", ag.leader, reason);
         return;
@@ -226,6 +228,11 @@ int shmemi_agent_planned(void)
 int shmemi_agent_running(void)
 {
     return ag.running;
+}
+
+int shmemi_agent_serves_node(void)
+{
+    return ag.node_served;
 }
 
 int shmemi_agent_serves_every_pe(void)
@@ -287,7 +294,7 @@ void shmemi_agent_stop(void)
         return;
     __atomic_store_n(&ag.stop, 1, __ATOMIC_RELEASE);
     pthread_join(ag.thread, NULL);
-    ag.running = ag.planned = ag.all_served = 0;
+    ag.running = ag.planned = ag.all_served = ag.node_served = 0;
     snprintf(ag.why, sizeof ag.why, "off: stopped by shmem_finalize");
     ag.how[0] = '\0';
 }

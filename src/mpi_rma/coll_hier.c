@@ -348,7 +348,7 @@ static void h_gather(struct shmemi_chier *h, const shmemi_coll_t *ng, const char
         l->size = size;
         l->root = root;
         l->bad = (uint32_t)bad;
-        atomic_store_explicit(&l->epoch, e, memory_order_release);
+        shmemi_cn_post(l, e);
         return;
     }
     for (int j = 1; j < c->n; j++)
@@ -372,7 +372,7 @@ static const cn_line_t *h_release(struct shmemi_chier *h, const shmemi_coll_t *n
         l->size = (uint64_t)(v->first_bad + 1);
         l->root = v->differs;
         l->bad = (uint32_t)status;
-        atomic_store_explicit(&l->epoch, e, memory_order_release);
+        shmemi_cn_post(l, e);
     } else {
         shmemi_cn_wait(c, ng, routine, watchdog, l, e);
     }

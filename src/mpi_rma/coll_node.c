@@ -16,11 +16,19 @@
  * The first step is also the agreement of agree.c: every PE sees every header, so a PE
  * that rejected its arguments, or called another routine, size or root, makes every PE
  * return -1 with nothing written. A PE waiting for a step keeps calling shmemi_progress
- * (peers may be flushing queues to it) and yields its core when the wait is long, but
- * never sleeps. Under SHMEM_DEBUG the wait runs a watchdog like agree.c's. */
+ * (peers may be flushing queues to it), yields its core, and on an oversubscribed
+ * machine (or in a long wait) naps on a futex between progress calls (shmemi_cn_wait).
+ * Under SHMEM_DEBUG the wait runs a watchdog like agree.c's. */
 #include "coll_node.h"
 #include "agree.h"
+#include <limits.h>
 #include <sched.h>
+#include <time.h>
+#include <unistd.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#endif
 
 /* ---- setup ---- */
 
@@ -204,13 +212,89 @@ static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *
     abort();
 }
 
-/* Wait for line l to show epoch e: spin briefly, then progress the library on every
- * try and yield the core (with more PEs than cores the peer needs it); never sleep. */
+/* How a step waits (SHMEMQ_COLL_WAIT): spin briefly, then progress the library and
+ * yield the core on every try, then sleep in the kernel on the line's epoch (a futex
+ * in the shared segment, woken by shmemi_cn_post) for at most CN_NAP_NS at a time, so
+ * the library still progresses between naps. With more PEs on the machine than cores,
+ * yielding does not hand the core to the PE being waited for (the scheduler runs the
+ * other waiters too), and every step of a collective costs several time slices: there
+ * the wait sleeps after CN_SPINS tries; otherwise only after a long wait (a PE arriving
+ * late then does not take a core from the computing ones). */
+#define CN_SPINS 64
+#define CN_LONG_WAIT (1u << 14)
+#define CN_NAP_NS 100000L
+
+static unsigned sleep_after(void)
+{
+    static unsigned after; /* 0: not decided */
+    if (SHMEMI_UNLIKELY(after == 0)) {
+        const char *s = getenv("SHMEMQ_COLL_WAIT");
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        int over = cores > 0 && shmemi.host_pes > cores;
+        if (s && strcmp(s, "spin") == 0)
+            after = UINT_MAX;
+        else if ((s && strcmp(s, "sleep") == 0) || over)
+            after = CN_SPINS; /* "auto" and bad values: settings.c reported them */
+        else
+            after = CN_LONG_WAIT;
+    }
+    return after;
+}
+
+/* A PE naps only when nothing off its node waits for its progress: in a one-node job,
+ * or when off-node traffic arrives as messages its node's agent serves. Otherwise
+ * MPI's passive-target RMA and accumulates to it need it inside MPI (progress.c). */
+static int may_nap(void)
+{
+    return shmemi.amo_direct || (shmemi.offnode_am && shmemi_agent_serves_node());
+}
+
+#ifdef __linux__
+/* The epoch's low 32 bits: the futex word (it changes on every post). */
+static uint32_t *cn_word(const cn_line_t *l)
+{
+    char *p = (char *)(uintptr_t)&l->epoch;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    p += 4;
+#endif
+    return (uint32_t *)(void *)p;
+}
+#endif
+
+void shmemi_cn_wake(cn_line_t *l)
+{
+#ifdef __linux__
+    /* Not FUTEX_PRIVATE: the sleepers are other processes mapping the same segment. */
+    syscall(SYS_futex, cn_word(l), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+#else
+    (void)l;
+#endif
+}
+
+static void cn_nap(const cn_line_t *l, uint64_t e)
+{
+    cn_line_t *w = (cn_line_t *)(uintptr_t)l; /* the sleeper count is the waiters' word */
+    atomic_fetch_add_explicit(&w->sleepers, 1, memory_order_seq_cst);
+    uint64_t now = atomic_load_explicit(&l->epoch, memory_order_seq_cst);
+    if (now < e) {
+#ifdef __linux__
+        struct timespec ts = {0, CN_NAP_NS};
+        syscall(SYS_futex, cn_word(l), FUTEX_WAIT, (uint32_t)now, &ts, NULL, 0);
+#else
+        struct timespec ts = {0, CN_NAP_NS / 10}; /* no futex: a short sleep */
+        nanosleep(&ts, NULL);
+#endif
+    }
+    atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
+}
+
+/* Wait for line l to show epoch e (see sleep_after above), with the watchdog. */
 void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
                     int watchdog, const cn_line_t *l, uint64_t e)
 {
     double t0 = 0, limit = 0;
     int dog = watchdog && shmemi.debug && (limit = watchdog_limit()) > 0;
+    unsigned nap = may_nap() ? sleep_after() : UINT_MAX;
     for (unsigned spins = 0;; spins++) {
         if (atomic_load_explicit(&l->epoch, memory_order_acquire) >= e)
             return;
@@ -219,7 +303,9 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
             continue;
         }
         shmemi_progress();
-        if (spins > 64)
+        if (spins > nap && c->win != MPI_WIN_NULL)
+            cn_nap(l, e);
+        else if (spins > 64)
             sched_yield();
         if (dog && (spins & 255) == 0) {
             if (t0 == 0)
@@ -246,7 +332,7 @@ static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, i
     l->extra = extra;
     l->root = root;
     l->bad = (uint32_t)bad;
-    atomic_store_explicit(&l->epoch, e, memory_order_release);
+    shmemi_cn_post(l, e);
     int first_bad = -1, differs = -1;
     for (int k = 1; k <= c->n; k++) {
         int j = (c->me + k) % c->n; /* start past me: the PEs do not all poll PE 0 first */
@@ -551,17 +637,34 @@ int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watch
     return rc;
 }
 
+/* How node steps wait, for shmemq_info. */
+static const char *wait_how(char *buf, size_t n)
+{
+    unsigned after = sleep_after();
+    if (after == UINT_MAX)
+        return "waits spin and yield (SHMEMQ_COLL_WAIT=spin)";
+    if (!may_nap())
+        return "waits spin and yield (PEs off the node need this PE's MPI progress)";
+    snprintf(buf, n, "waits nap on a futex after %u tries (%s: %d PEs on this machine, %ld cores)",
+             after, after == CN_SPINS ? "oversubscribed or SHMEMQ_COLL_WAIT=sleep"
+                                      : "a long wait only",
+             shmemi.host_pes, sysconf(_SC_NPROCESSORS_ONLN));
+    return buf;
+}
+
 void shmemi_coll_describe(char *buf, size_t n)
 {
     struct shmemi_cnode *c = shmemi_cnode_get(&shmemi.team_world, "shmemq_info", 1);
+    char wait[160];
     if (c)
         snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
-                 "larger data copied between mapped heaps)", CN_SLOT / 1024);
+                 "larger data copied between mapped heaps; %s)", CN_SLOT / 1024,
+                 wait_how(wait, sizeof wait));
     else if (node_allowed()) {
         char how[400];
         shmemi_chier_describe(&shmemi.team_world, how, sizeof how);
-        snprintf(buf, n, "WORLD spans nodes: %s; node shared memory for teams inside one node",
-                 how);
+        snprintf(buf, n, "WORLD spans nodes: %s; node shared memory for teams inside one node "
+                 "(%s)", how, wait_how(wait, sizeof wait));
     }
     else
         snprintf(buf, n, "MPI collectives on every team (SHMEMQ_COLL_NODE=0)");

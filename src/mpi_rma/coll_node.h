@@ -25,7 +25,7 @@ typedef struct {
     uint64_t extra;
     int64_t root;
     uint32_t bad;
-    uint32_t pad_;
+    _Atomic uint32_t sleepers; /* PEs asleep on this line's epoch (shmemi_cn_wait) */
     unsigned char data[16]; /* the payload starts here and runs on past the line */
 } cn_line_t;
 _Static_assert(sizeof(cn_line_t) == CN_LINE, "one header per cache line");
@@ -93,7 +93,20 @@ static inline void shmemi_cn_rop(shmemi_rop_fn fn, void *inout, const void *in, 
 struct shmemi_cnode *shmemi_cn_alloc(struct shmemq_team *team, const char *routine);
 void shmemi_cn_destroy(struct shmemi_cnode *c);
 
-/* Wait for line l to show epoch e, progressing (coll_node.c). */
+void shmemi_cn_wake(cn_line_t *l); /* coll_node.c */
+
+/* Post step e on line l (its header and payload written before) and wake any PE asleep
+ * on it. seq_cst on both sides (here and in shmemi_cn_wait's sleep) so that a poster
+ * that sees no sleeper is seen by the would-be sleeper's check of the epoch. */
+static inline void shmemi_cn_post(cn_line_t *l, uint64_t e)
+{
+    atomic_store_explicit(&l->epoch, e, memory_order_seq_cst);
+    if (SHMEMI_UNLIKELY(atomic_load_explicit(&l->sleepers, memory_order_seq_cst) != 0))
+        shmemi_cn_wake(l);
+}
+
+/* Wait for line l to show epoch e, progressing; on a machine with more PEs than cores
+ * the wait sleeps in the kernel (SHMEMQ_COLL_WAIT, coll_node.c). */
 void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
                     int watchdog, const cn_line_t *l, uint64_t e);
 

@@ -55,6 +55,7 @@ int shmemi_node_comm_init(void)
     if (MPI_Comm_split_type(shmemi.comm, MPI_COMM_TYPE_SHARED, shmemi.my_pe, MPI_INFO_NULL,
                             &real) != MPI_SUCCESS)
         return -1;
+    MPI_Comm_size(real, &shmemi.host_pes);
     int k = node_pes_setting();
     if (k > 0) {
         MPI_Comm_split(real, shmemi.my_pe / k, shmemi.my_pe, &shmemi.node_comm);

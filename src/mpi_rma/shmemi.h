@@ -106,6 +106,7 @@ typedef struct {
      * data_base as mapped in this process, NULL when pe is not reachable directly */
     MPI_Comm node_comm; /* this PE's node (SHMEMQ_NODE_PES may cut real nodes) */
     int node_size;
+    int host_pes;       /* PEs on this machine (the real node, before SHMEMQ_NODE_PES) */
     char **node_base[2];
     MPI_Win heap_shwin; /* MPI_Win_allocate_shared behind heap_win, or MPI_WIN_NULL */
     int node_heap_ok, node_data_ok;
@@ -230,6 +231,7 @@ int shmemi_agent_start(void);    /* collective, end of init; -1: the thread fail
 void shmemi_agent_stop(void);    /* finalize, after the modules' STOP step */
 int shmemi_agent_running(void);  /* 1 while the thread runs in this process */
 int shmemi_agent_serves_every_pe(void); /* every PE's own process runs an agent */
+int shmemi_agent_serves_node(void);     /* this node's agent is planned (any of its PEs) */
 void shmemi_agent_describe(char *buf, size_t n); /* what was chosen and why */
 
 /* ---- modules (module.c): start-up and shutdown of the layers above the runtime ----

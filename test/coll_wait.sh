@@ -1,0 +1,38 @@
+#!/bin/sh
+# coll_wait.sh: the node collectives' waits under each SHMEMQ_COLL_WAIT value
+# (src/mpi_rma/coll_node.c, shmemi_cn_wait). The default (auto) runs in every other test
+# binary: on a machine with fewer cores than PEs it naps after 64 tries, elsewhere only in
+# a long wait. Here test_coll's back-to-back, late-PE, every-type and large cases run on
+# one node with `sleep` (naps after 64 tries whatever the cores) at 2 and 4 PEs and with
+# `spin` (never naps) at 4 PEs, and shmemq_info must report the mode each run got.
+top="${top_builddir:-.}"
+filter="--gtest_filter=Coll.BackToBack:Coll.LatePE:Coll.EveryTypeAndOp:Coll.Large"
+status=0
+check() { # check <mode> <PE counts> <what shmemq_info must say>
+  mode=$1 nps=$2 want=$3
+  out=$(SHMEMQ_COLL_WAIT=$mode SHMEMQ_TEST_NPES="$nps" SHMEMQ_TEST_OFFNODE_NPES= \
+        SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=200 \
+        sh "$top/test/run-mpi.sh" "$top/test/test_coll" "$filter" 2>&1)
+  runs=$(echo "$nps" | wc -w)
+  passed=$(echo "$out" | grep -c '^\[  PASSED  \] 4 tests\.')
+  fail=""
+  echo "$out" | grep -q '=== FAILED' && fail="$fail; a run failed"
+  [ "$passed" -eq "$runs" ] || fail="$fail; $passed of $runs runs passed all 4 tests"
+  info=$(SHMEMQ_COLL_WAIT=$mode SHMEMQ_TEST_NPES=2 SHMEMQ_TEST_OFFNODE_NPES= \
+         SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=60 \
+         sh "$top/test/run-mpi.sh" "$top/shmemq_info" 2>&1)
+  echo "$info" | grep '^collectives' | grep -qF "$want" ||
+    fail="$fail; shmemq_info does not say \"$want\""
+  if [ -n "$fail" ]; then
+    echo "FAIL: SHMEMQ_COLL_WAIT=$mode at $nps PEs$fail"
+    echo "$out" | sed 's/^/    /'
+    echo "$info" | grep '^collectives' | sed 's/^/    /'
+    status=1
+  else
+    echo "ok: SHMEMQ_COLL_WAIT=$mode at $nps PEs: $passed runs passed"
+    echo "$info" | grep '^collectives' | sed 's/^/    /'
+  fi
+}
+check sleep "2 4" "waits nap on a futex after 64 tries"
+check spin 4 "waits spin and yield (SHMEMQ_COLL_WAIT=spin)"
+exit $status
