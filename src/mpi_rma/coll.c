@@ -231,9 +231,8 @@ static int coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
 int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,
                       const void *source, size_t nbytes, int root, int write_root)
 {
-    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
     int rc = coll_bcast(routine, g, dest, source, nbytes, root, write_root);
-    shmemi_chier_timed(g, rc, t0, routine);
+    shmemi_chier_timed(g, rc, routine); /* across nodes, a size's first calls are timed */
     return rc;
 }
 
@@ -291,9 +290,8 @@ static int coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest
 int shmemi_coll_fcollect(const char *routine, const shmemi_coll_t *g, void *dest,
                          const void *source, size_t nbytes)
 {
-    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
     int rc = coll_fcollect(routine, g, dest, source, nbytes);
-    shmemi_chier_timed(g, rc, t0, routine);
+    shmemi_chier_timed(g, rc, routine); /* across nodes, a size's first calls are timed */
     return rc;
 }
 
@@ -549,9 +547,8 @@ int shmemi_coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
                        MPI_Op op, shmemi_rop_fn fn)
 {
-    double t0 = shmemi_chier_clock(g); /* across nodes, the first calls of a size are timed */
     int rc = coll_reduce(routine, g, dest, source, count, esize, dt, op, fn);
-    shmemi_chier_timed(g, rc, t0, routine);
+    shmemi_chier_timed(g, rc, routine); /* across nodes, a size's first calls are timed */
     return rc;
 }
 

@@ -79,6 +79,7 @@ struct shmemi_chier {
     h_tune_t bar;    /* barriers and syncs (one class) */
     h_tune_t *trial; /* the class whose trial path this leader's current call runs */
     int trial_path;
+    double trial_t0; /* when it chose it (the agreement before is the same on both paths) */
 };
 
 /* ---- the setting and the choice ---- */
@@ -110,6 +111,7 @@ static int h_choose(struct shmemi_chier *h, int what, size_t bytes)
         return t->choice;
     h->trial = t;
     h->trial_path = h_trial_path(t);
+    h->trial_t0 = shmemi_wtime(); /* only trial calls read the clock */
     return h->trial_path;
 }
 
@@ -158,12 +160,7 @@ void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n)
 static void h_decide(const shmemi_coll_t *g, h_tune_t *t, MPI_Comm comm, const char *routine,
                      const char *what, size_t bytes);
 
-double shmemi_chier_clock(const shmemi_coll_t *g)
-{
-    return g->hier && !g->hier->forced ? shmemi_wtime() : 0;
-}
-
-void shmemi_chier_timed(const shmemi_coll_t *g, int rc, double t0, const char *routine)
+void shmemi_chier_timed(const shmemi_coll_t *g, int rc, const char *routine)
 {
     struct shmemi_chier *h = g->hier;
     if (h == NULL || h->trial == NULL)
@@ -172,7 +169,7 @@ void shmemi_chier_timed(const shmemi_coll_t *g, int rc, double t0, const char *r
     h->trial = NULL;
     if (rc != 0)
         return; /* refused or failed on every PE: not timed, tried again */
-    if (!h_record(t, h->trial_path, shmemi_wtime() - t0))
+    if (!h_record(t, h->trial_path, shmemi_wtime() - h->trial_t0))
         return;
     int k = (int)((t - &h->tune[0][0]) / H_CLASSES), j = (int)((t - &h->tune[0][0]) % H_CLASSES);
     h_decide(g, t, h->leaders, routine, kind_name[k], (size_t)1 << j);

@@ -118,12 +118,11 @@ int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
  * not consecutive in team order, or it is too large for the sizes to fit a slot). */
 int shmemi_chier_collect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
                          const void *source, size_t nbytes, uint64_t room);
-/* The measured choice: the caller of a broadcast, fcollect or reduction reads the clock
- * before (0 when nothing is measured) and reports the outcome after the whole call,
- * flat data movement included; a leader whose call was a trial records it, and the
- * leaders agree on the class's path after its last trial. */
-double shmemi_chier_clock(const shmemi_coll_t *g);
-void shmemi_chier_timed(const shmemi_coll_t *g, int rc, double t0, const char *routine);
+/* The measured choice: a leader whose call is a trial reads the clock when it chooses
+ * the path (after the agreement, which both paths share); the caller of a broadcast,
+ * fcollect or reduction reports the outcome after the whole call, flat data movement
+ * included, and the leaders agree on the class's path after its last trial. */
+void shmemi_chier_timed(const shmemi_coll_t *g, int rc, const char *routine);
 /* One line for shmemq_info: what WORLD's collectives use across nodes. */
 void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n);
 
