@@ -162,6 +162,9 @@ struct shmem_queue_s {
 
 /* ---- globals (comm_queue.c / am.c) ---- */
 extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every PE) */
+/* SHMEMQ_CHUNK_BYTES as cq_am_init sets cq_chunk_bytes from it (am.c): the valid value
+ * rounded down to 64, else cq_chunk_bytes as it is; also read before that (cq_owner.c) */
+size_t cq_chunk_setting(void);
 extern int cq_atomic_apply;   /* cq_apply.c: apply AM atomics with __atomic (am.c sets it) */
 extern const unsigned char cq_esize[SHMEMI_XT_NTYPES + 1];
 extern uint32_t cq_type_ops_rw[SHMEMI_XT_NTYPES + 1]; /* bit per op allowed for the type */

@@ -134,23 +134,14 @@ size_t shmemi_queue_comm_owner_box(int n, size_t chunk_bytes, uint32_t *m, size_
     return 64 + (size_t)n * mm * (sizeof(own_mb_t) + d);
 }
 
-/* SHMEMQ_CHUNK_BYTES as cq_am_init reads it (am.c), which runs after the heap exists. */
-static size_t chunk_setting(void)
-{
-    size_t cb = 0;
-    const char *e = getenv("SHMEMQ_CHUNK_BYTES");
-    if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
-        return cb & ~(size_t)63;
-    return cq_chunk_bytes; /* the default: not yet changed before shmem_init */
-}
-
 /* The runtime asks this before it makes the heap window (heap.c reserves it beside the
- * heap, the same on every PE). */
+ * heap, the same on every PE), so before cq_am_init sets cq_chunk_bytes: the chunk size
+ * is read here as it will read it. */
 static size_t box_request(int node_size)
 {
     uint32_t m;
     size_t d;
-    return shmemi_queue_comm_owner_box(node_size, chunk_setting(), &m, &d);
+    return shmemi_queue_comm_owner_box(node_size, cq_chunk_setting(), &m, &d);
 }
 
 static const shmemi_module_t owner_boxes = {
