@@ -280,18 +280,12 @@ static inline int claim(own_mb_t *mb)
             } else {                                                                       \
                 memcpy(&v, opnd + (size_t)i * sizeof v, sizeof v);                         \
             }                                                                              \
-            switch (slot) {                                                                \
-            case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
-            case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                \
-            default: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;                    \
-            }                                                                              \
+            CQ_ATOMIC_OP(slot, p, v);                                                      \
         }                                                                                  \
     } while (0)
 
-/* 32-bit displacements: the same __atomic operations as cq_apply_atomics. The histogram's
- * case (64-bit adds of one value) has its own loop. */
+/* 32-bit displacements: the same __atomic operations as cq_apply_atomics (CQ_ATOMIC_OP,
+ * comm_queue.h). The histogram's case (64-bit adds of one value) has its own loop. */
 static void apply_d32(unsigned char *base, int slot, int esize, const uint32_t *d32,
                       const unsigned char *opnd, uint32_t n, int one)
 {
