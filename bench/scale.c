@@ -83,6 +83,67 @@ static void emit(FILE *csv, const char *bench, const char *variant, int npes, in
                 (unsigned long long)peers, (unsigned long long)fl, bench_mpi_name());
 }
 
+/* One kernel variant as run_kernel times, checks and reports it. */
+typedef struct kernel {
+    const char *bench, *variant, *unit;
+    int v;                              /* which variant run makes */
+    double ops;                         /* operations a run makes, summed over PEs */
+    void **on_queue_arg;                /* the kernel's: where seen_queue adds up */
+    void *out;                          /* the answer, zeroed before every run */
+    size_t out_bytes;
+    double (*run)(const struct kernel *k); /* this PE's time */
+    int (*right)(const struct kernel *k);  /* every PE's answer right (collective) */
+    void *data;                         /* histo_t or ig_t */
+    const int64_t *expect;
+} kernel_t;
+
+static double histo_run(const kernel_t *k) /* 0: comm queue, 1: data queue */
+{
+    histo_t *h = k->data;
+    return k->v == 0 ? histo_commq(h, h->counts, NULL) : histo_dataq(h, h->counts);
+}
+static int histo_right(const kernel_t *k)
+{
+    const histo_t *h = k->data;
+    return bench_histo_check(h->counts, k->expect, h->tpp, (int64_t)h->n * h->npes);
+}
+static double ig_run(const kernel_t *k) /* 0: data queues, 1: queued GETs */
+{
+    return k->v == 0 ? ig_dataq(k->data) : ig_commq_get(k->data);
+}
+static int ig_right(const kernel_t *k)
+{
+    const ig_t *x = k->data;
+    int mine = 1;
+    for (uint64_t i = 0; i < x->r; i++)
+        if (x->result[i] != k->expect[i]) mine = 0;
+    return bench_all_true(mine);
+}
+
+/* Runs k reps times: the best run (slowest PE) as a rate, the queues' usage of the last
+ * run, one line (emit). 1 if every run's answer was right. */
+static int run_kernel(FILE *csv, int npes, int npn, int reps, const kernel_t *k)
+{
+    double best = 0;
+    int ok = 1;
+    seen_t s = {0};
+    for (int r = 0; r < reps; r++) {
+        seen_t sr = {0};
+        *k->on_queue_arg = &sr;
+        memset(k->out, 0, k->out_bytes);
+        shmem_barrier_all();
+        double t = k->run(k);
+        bench_mam_t m = bench_min_avg_max(t);
+        if (r == 0 || m.max < best) best = m.max;
+        ok &= k->right(k);
+        s = sr; /* every run makes the same queues: keep the last one's figures */
+    }
+    *k->on_queue_arg = NULL; /* sr is gone */
+    double rate = best > 0 ? k->ops / best / 1e6 : 0;
+    emit(csv, k->bench, k->variant, npes, npn, rate, k->unit, ok, &s);
+    return ok;
+}
+
 static void usage(void)
 {
     fprintf(stderr, "usage: scale [-n updates/PE] [-g requests/PE] [-t entries/PE] [-r reps]\n"
@@ -148,23 +209,10 @@ int main(int argc, char **argv)
     histo_make_data(&h, seed, &expect_n, &expect_a);
     h.counts = shmem_calloc(tpp, sizeof(int64_t));
     for (int v = 0; v < 2; v++) {
-        double best = 0;
-        int ok = 1;
-        seen_t s = {0};
-        for (int r = 0; r < reps; r++) {
-            seen_t sr = {0};
-            h.on_queue_arg = &sr;
-            memset(h.counts, 0, tpp * sizeof(int64_t));
-            shmem_barrier_all();
-            double t = v == 0 ? histo_commq(&h, h.counts, NULL) : histo_dataq(&h, h.counts);
-            bench_mam_t m = bench_min_avg_max(t);
-            if (r == 0 || m.max < best) best = m.max;
-            ok &= bench_histo_check(h.counts, expect_n, tpp, (int64_t)n * npes);
-            s = sr; /* every run makes the same queues: keep the last one's figures */
-        }
-        double rate = best > 0 ? (double)n * npes / best / 1e6 : 0;
-        emit(csv, "histogram", v == 0 ? "commq" : "dataq", npes, npn, rate, "Mupd/s", ok, &s);
-        all_ok &= ok;
+        kernel_t k = {"histogram", v == 0 ? "commq" : "dataq", "Mupd/s", v, (double)n * npes,
+                      &h.on_queue_arg, h.counts, tpp * sizeof(int64_t), histo_run, histo_right,
+                      &h, expect_n};
+        all_ok &= run_kernel(csv, npes, npn, reps, &k);
     }
     shmem_free(h.counts);
     free(h.dpe);
@@ -185,27 +233,10 @@ int main(int argc, char **argv)
     ig_make_data(&x, seed, &expect);
     shmem_barrier_all();
     for (int v = 0; v < 2; v++) {
-        double best = 0;
-        int ok = 1;
-        seen_t s = {0};
-        for (int r = 0; r < reps; r++) {
-            seen_t sr = {0};
-            x.on_queue_arg = &sr;
-            memset(x.result, 0, ng * sizeof(int64_t));
-            shmem_barrier_all();
-            double t = v == 0 ? ig_dataq(&x) : ig_commq_get(&x);
-            bench_mam_t m = bench_min_avg_max(t);
-            if (r == 0 || m.max < best) best = m.max;
-            int mine = 1;
-            for (uint64_t i = 0; i < ng; i++)
-                if (x.result[i] != expect[i]) mine = 0;
-            ok &= bench_all_true(mine);
-            s = sr;
-        }
-        double rate = best > 0 ? (double)ng * npes / best / 1e6 : 0;
-        emit(csv, "indexgather", v == 0 ? "dataq" : "commq_get", npes, npn, rate, "Mgather/s",
-             ok, &s);
-        all_ok &= ok;
+        kernel_t k = {"indexgather", v == 0 ? "dataq" : "commq_get", "Mgather/s", v,
+                      (double)ng * npes, &x.on_queue_arg, x.result, ng * sizeof(int64_t), ig_run,
+                      ig_right, &x, expect};
+        all_ok &= run_kernel(csv, npes, npn, reps, &k);
     }
     shmem_free(x.result);
     shmem_free(x.table);

@@ -15,27 +15,8 @@ prog="$top/test/agent"
 info="$top/shmemq_info"
 bound=60 # seconds: MPI start-up and teardown
 status=0
-# run <np> <command...> with env assignments first: sets out, took
-run() {
-  np=$1
-  shift
-  t0=$(date +%s)
-  out=$(env SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
-        "$@" 2>&1)
-  took=$(($(date +%s) - t0))
-}
-verdict() {
-  fail="$2"
-  echo "$out" | grep -q 'exit 124' && fail="$fail; it ran into the time limit"
-  [ "$took" -le $bound ] || fail="$fail; took $took s"
-  if [ -n "$fail" ]; then
-    echo "FAIL: $1$fail"
-    echo "$out" | sed 's/^/    /'
-    status=1
-  else
-    echo "ok: $1 ($took s)"
-  fi
-}
+# run, verdict (run <np> [env assignments...] <command...>: sets out, took)
+. "${srcdir:-$(dirname "$0")/..}/test/run_bounded.sh"
 count() { echo "$out" | grep -c -- "$1"; }
 # nodes <np> <node pes or empty>: how many nodes the job spans
 nodes() { if [ -z "$2" ]; then echo 1; else echo $((($1 + $2 - 1) / $2)); fi; }

@@ -15,31 +15,17 @@ top="${top_builddir:-.}"
 prog="$top/test/promises"
 bound=60 # seconds: MPI start-up and teardown, an abort
 status=0
-# run <np> <case> [env assignments...]: sets out, took
-run() {
+# run, verdict (verdict <label> <fail text>)
+. "${srcdir:-$(dirname "$0")/..}/test/run_bounded.sh"
+# run_case <np> <case> [env assignments...]: promises' case at np PEs; sets out, took
+run_case() {
   np=$1 case=$2
   shift 2
-  t0=$(date +%s)
-  out=$(env "$@" SHMEMQ_TEST_NPES="$np" SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=$bound \
-        sh "$top/test/run-mpi.sh" "$prog" "$case" 2>&1)
-  took=$(($(date +%s) - t0))
-}
-# verdict <label> <fail text>
-verdict() {
-  fail="$2"
-  echo "$out" | grep -q 'exit 124' && fail="$fail; it ran into the time limit"
-  [ "$took" -le $bound ] || fail="$fail; took $took s"
-  if [ -n "$fail" ]; then
-    echo "FAIL: $1$fail"
-    echo "$out" | sed 's/^/    /'
-    status=1
-  else
-    echo "ok: $1 ($took s)"
-  fi
+  run "$np" "$@" sh "$top/test/run-mpi.sh" "$prog" "$case"
 }
 count() { echo "$out" | grep -o -- "$1" | wc -l; } # occurrences: two reports may share a line
 for np in 2 4; do
-  run $np destroy_finalize
+  run_case $np destroy_finalize
   f=""
   echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
   echo "$out" | grep -q 'PE 0: shmem_queue_data_destroy returned' || f="$f; PE 0's destroy did not return"
@@ -47,14 +33,14 @@ for np in 2 4; do
     f="$f; not every finalizing PE said its 8 dropped bytes"
   verdict "$np PEs, destroy_finalize" "$f"
 
-  run $np flush_finalize
+  run_case $np flush_finalize
   f=""
   echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
   echo "$out" | grep -q 'shmem_finalize: this PE reached shmem_finalize while other PEs of data queue 1.s team' ||
     f="$f; no message naming the misuse"
   verdict "$np PEs, flush_finalize" "$f"
 
-  run $np alltoall_malloc
+  run_case $np alltoall_malloc
   f=""
   echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
   [ "$(count 'shmem_double_alltoall: .* is not symmetric; the routine returned an error')" -eq $np ] ||
@@ -63,7 +49,7 @@ for np in 2 4; do
     f="$f; a call did not return -1 with dst untouched"
   verdict "$np PEs, alltoall_malloc" "$f"
 
-  run $np alltoall_malloc SHMEM_DEBUG=1
+  run_case $np alltoall_malloc SHMEM_DEBUG=1
   f=""
   echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
   echo "$out" | grep -q 'shmem_double_alltoall: .* is not symmetric (SHMEM_DEBUG: ending the job)' ||
@@ -71,7 +57,7 @@ for np in 2 4; do
   echo "$out" | grep -q 'shmem_double_alltoall returned' && f="$f; a PE went on"
   verdict "$np PEs, alltoall_malloc, SHMEM_DEBUG=1" "$f"
 
-  run $np heap_exhausted SHMEM_SYMMETRIC_SIZE=32M
+  run_case $np heap_exhausted SHMEM_SYMMETRIC_SIZE=32M
   f=""
   echo "$out" | grep -q '=== FAILED' && f="$f; the job failed"
   [ "$(count 'shmem_malloc: symmetric heap exhausted: 1099511627776 bytes asked, [0-9]* free (largest free block [0-9]*) of 33554432; SHMEM_SYMMETRIC_SIZE sets')" -eq $np ] ||
@@ -81,12 +67,12 @@ for np in 2 4; do
   [ "$(count 'returned NULL')" -eq $((3 * np)) ] || f="$f; not every call returned NULL"
   verdict "$np PEs, heap_exhausted" "$f"
 
-  run $np wait_nonsym SHMEM_DEBUG=1
+  run_case $np wait_nonsym SHMEM_DEBUG=1
   f=""
   echo "$out" | grep -q '=== FAILED' || f="$f; the job did not fail"
   echo "$out" | grep -q 'shmem_long_wait_until: .*not symmetric' || f="$f; no message"
   verdict "$np PEs, wait_nonsym, SHMEM_DEBUG=1" "$f"
-  run $np init_fails SHMEM_SYMMETRIC_SIZE=200T
+  run_case $np init_fails SHMEM_SYMMETRIC_SIZE=200T
   f=""
   echo "$out" | grep -q 'PE -1' && f="$f; a report says PE -1"
   # not anchored: Open MPI 5's launcher forwards each process's stderr in pieces, so

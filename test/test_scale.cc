@@ -57,6 +57,32 @@ static void push_to_every_pe(shmem_queue_t q, int me, int np, size_t elem, int k
         }
 }
 
+// The flat and routed cases' first flush: k elements to every PE (push_to_every_pe),
+// held until the flush, which then moved them all; *after: the usage after it.
+static void push_and_flush_once(shmem_queue_t q, int me, int np, size_t elem, int k,
+                                shmemx_queue_usage_t *after)
+{
+    const uint64_t bytes = (uint64_t)np * k * elem;
+    push_to_every_pe(q, me, np, elem, k);
+    EXPECT_EQ(usage(q).held_bytes, bytes);
+    ASSERT_EQ(shmem_queue_global_flush(q), 0);
+    *after = usage(q);
+    EXPECT_EQ(after->flushes, 1u);
+    EXPECT_EQ(after->bytes_last, bytes);
+    EXPECT_EQ(after->held_bytes, bytes); // arrived, not popped
+}
+
+// Pops what push_to_every_pe sent to this PE from every PE, and checks each pattern.
+static void pop_from_every_pe(shmem_queue_t q, int me, int np, size_t elem, int k)
+{
+    std::vector<unsigned char> e(elem);
+    for (int p = 0; p < np; p++)
+        for (int j = 0; j < k; j++) {
+            ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, p), 0);
+            EXPECT_EQ(e[0], (unsigned char)((p * 7 + me * 3 + j) & 0xff));
+        }
+}
+
 TEST(Scale, ArgumentsAreChecked)
 {
     shmemx_queue_usage_t u;
@@ -271,29 +297,18 @@ void data_usage_case(uint64_t max_bytes, size_t elem)
     EXPECT_EQ(u.held_bytes, 0u);
 
     const int k = 3;
-    push_to_every_pe(q, me, np, elem, k);
-    std::vector<unsigned char> e(elem);
-    u = usage(q);
-    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
-    ASSERT_EQ(shmem_queue_global_flush(q), 0);
-    u = usage(q);
-    EXPECT_EQ(u.flushes, 1u);
+    ASSERT_NO_FATAL_FAILURE(push_and_flush_once(q, me, np, elem, k, &u));
     EXPECT_EQ(u.msgs_last, (uint64_t)np);
     EXPECT_EQ(u.peers_last, (uint64_t)np);
     EXPECT_EQ(u.peers_total, (uint64_t)np);
-    EXPECT_EQ(u.bytes_last, (uint64_t)np * k * elem);
     EXPECT_EQ(u.bytes_total, u.bytes_last);
-    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem); // arrived, not popped
     EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
     EXPECT_EQ(u.meta_bytes + u.scratch_bytes + u.buffer_bytes, m.max_total_bytes);
-    for (int p = 0; p < np; p++)
-        for (int j = 0; j < k; j++) {
-            ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, p), 0);
-            EXPECT_EQ(e[0], (unsigned char)((p * 7 + me * 3 + j) & 0xff));
-        }
+    ASSERT_NO_FATAL_FAILURE(pop_from_every_pe(q, me, np, elem, k));
     EXPECT_EQ(usage(q).held_bytes, 0u);
 
     const int right = (me + 1) % np, left = (me + np - 1) % np;
+    std::vector<unsigned char> e(elem);
     std::memset(e.data(), 0x5a, elem);
     ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, right), 0);
     ASSERT_EQ(shmem_queue_global_flush(q), 0);
@@ -335,24 +350,12 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
     EXPECT_EQ(u.held_bytes, 0u);
 
     const int k = 3;
-    push_to_every_pe(q, me, np, elem, k);
-    std::vector<unsigned char> e(elem);
-    u = usage(q);
-    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem);
-    ASSERT_EQ(shmem_queue_global_flush(q), 0);
-    u = usage(q);
-    EXPECT_EQ(u.flushes, 1u);
+    ASSERT_NO_FATAL_FAILURE(push_and_flush_once(q, me, np, elem, k, &u));
     EXPECT_EQ(u.msgs_last, (uint64_t)(n + nn));      // every porter, every column node
     EXPECT_EQ(u.peers_last, (uint64_t)(n + nn - 1)); // this PE is in both
-    EXPECT_EQ(u.bytes_last, (uint64_t)np * k * elem);
-    EXPECT_EQ(u.held_bytes, (uint64_t)np * k * elem); // arrived, not popped
     EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
     EXPECT_GE(u.scratch_bytes, (uint64_t)np * k * elem); // staging and the FIFOs
-    for (int p = 0; p < np; p++)
-        for (int j = 0; j < k; j++) {
-            ASSERT_EQ(shmem_queue_data_pop(q, e.data(), 1, p), 0);
-            EXPECT_EQ(e[0], (unsigned char)((p * 7 + me * 3 + j) & 0xff));
-        }
+    ASSERT_NO_FATAL_FAILURE(pop_from_every_pe(q, me, np, elem, k));
 
     // a ring: hop 1 to the porter of right's local rank; hop 2 for the node peers j
     // whose right neighbour has this PE's local rank, to that neighbour's node
@@ -367,6 +370,7 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
     for (int k2 : nodes)
         if (std::find(peers.begin(), peers.end(), k2 * n + me % n) == peers.end())
             peers.push_back(k2 * n + me % n);
+    std::vector<unsigned char> e(elem);
     std::memset(e.data(), 0x5a, elem);
     ASSERT_EQ(shmem_queue_data_push(q, e.data(), 1, right), 0);
     ASSERT_EQ(shmem_queue_global_flush(q), 0);

@@ -48,6 +48,9 @@ test_test_fault_LDADD = $(TEST_LIBS)
 test_test_fault_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
+# test/run_bounded.sh: run and verdict, sourced by test/promises.sh and test/agent.sh
+EXTRA_DIST += test/run_bounded.sh
+
 # test/promises.sh: misuse whose outcome is an exit, a message or no hang (issue 20):
 # finalize against a peer's data-queue destroy or global flush, refusals said once,
 # SHMEM_DEBUG ending the job, heap exhaustion said. A .sh test (TEST_EXTENSIONS).

@@ -141,13 +141,19 @@ static int am_poll(void *arg)
     return served;
 }
 
-/* Module start-up (queue_layer.c): at shmem_init, on every PE. */
-void cq_am_init(void)
+size_t cq_chunk_setting(void)
 {
     size_t cb = 0;
     const char *e = getenv("SHMEMQ_CHUNK_BYTES");
     if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
-        cq_chunk_bytes = cb & ~(size_t)63;
+        return cb & ~(size_t)63;
+    return cq_chunk_bytes; /* unset or not valid (settings.c said so): as it is */
+}
+
+/* Module start-up (queue_layer.c): at shmem_init, on every PE. */
+void cq_am_init(void)
+{
+    cq_chunk_bytes = cq_chunk_setting();
     /* Plain read-modify-writes only when nothing else can write this PE's memory while
      * its thread applies a batch: another thread of this PE (THREAD_MULTIPLE, the node
      * agent), or a node peer, which applies its bursts and AMOs with CPU atomics here

@@ -162,10 +162,28 @@ struct shmem_queue_s {
 
 /* ---- globals (comm_queue.c / am.c) ---- */
 extern size_t cq_chunk_bytes; /* data bytes per chunk / message (same on every PE) */
+/* SHMEMQ_CHUNK_BYTES as cq_am_init sets cq_chunk_bytes from it (am.c): the valid value
+ * rounded down to 64, else cq_chunk_bytes as it is; also read before that (cq_owner.c) */
+size_t cq_chunk_setting(void);
 extern int cq_atomic_apply;   /* cq_apply.c: apply AM atomics with __atomic (am.c sets it) */
 extern const unsigned char cq_esize[SHMEMI_XT_NTYPES + 1];
 extern uint32_t cq_type_ops_rw[SHMEMI_XT_NTYPES + 1]; /* bit per op allowed for the type */
 extern const unsigned char cq_one[16]; /* the INC operand: 1 in the low (little-endian) bytes */
+
+/* One record of an atomic slot: *p (uint32_t or uint64_t, p's type) updated by v with
+ * the same __atomic operations as shmem_atomic_* on the node, so either side of a node
+ * may apply. The one op switch of whoever applies bursts (cq_apply.c, cq_owner.c), the
+ * loop around it theirs; other slots do nothing. */
+#define CQ_ATOMIC_OP(slot, p, v)                                                           \
+    do {                                                                                   \
+        switch (slot) {                                                                    \
+        case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;                  \
+        case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                    \
+        case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;                  \
+        case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                    \
+        case CQ_S_XOR: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;                  \
+        }                                                                                  \
+    } while (0)
 
 /* record application (cq_apply.c): a message's batch (cq_apply), one record */
 void cq_apply(const cq_msghdr_t *h, const unsigned char *data);

@@ -25,13 +25,7 @@ static inline unsigned char *cq_addr(int win, uint64_t disp)
         UT v;                                                                              \
         memcpy(&v, operand, sizeof v);                                                     \
         if (atomic) {                                                                      \
-            switch (slot) {                                                                \
-            case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
-            case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                \
-            case CQ_S_XOR: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;              \
-            }                                                                              \
+            CQ_ATOMIC_OP(slot, p, v);                                                      \
         } else {                                                                           \
             switch (slot) {                                                                \
             case CQ_S_ADD: *p += v; break;                                                 \

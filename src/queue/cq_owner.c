@@ -134,23 +134,14 @@ size_t shmemi_queue_comm_owner_box(int n, size_t chunk_bytes, uint32_t *m, size_
     return 64 + (size_t)n * mm * (sizeof(own_mb_t) + d);
 }
 
-/* SHMEMQ_CHUNK_BYTES as cq_am_init reads it (am.c), which runs after the heap exists. */
-static size_t chunk_setting(void)
-{
-    size_t cb = 0;
-    const char *e = getenv("SHMEMQ_CHUNK_BYTES");
-    if (e && shmemi_parse_size(e, &cb) == 0 && cb >= 1024 && cb <= (64u << 20))
-        return cb & ~(size_t)63;
-    return cq_chunk_bytes; /* the default: not yet changed before shmem_init */
-}
-
 /* The runtime asks this before it makes the heap window (heap.c reserves it beside the
- * heap, the same on every PE). */
+ * heap, the same on every PE), so before cq_am_init sets cq_chunk_bytes: the chunk size
+ * is read here as it will read it. */
 static size_t box_request(int node_size)
 {
     uint32_t m;
     size_t d;
-    return shmemi_queue_comm_owner_box(node_size, chunk_setting(), &m, &d);
+    return shmemi_queue_comm_owner_box(node_size, cq_chunk_setting(), &m, &d);
 }
 
 static const shmemi_module_t owner_boxes = {
@@ -289,18 +280,12 @@ static inline int claim(own_mb_t *mb)
             } else {                                                                       \
                 memcpy(&v, opnd + (size_t)i * sizeof v, sizeof v);                         \
             }                                                                              \
-            switch (slot) {                                                                \
-            case CQ_S_ADD: __atomic_fetch_add(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_SET: __atomic_store_n(p, v, __ATOMIC_RELAXED); break;                \
-            case CQ_S_AND: __atomic_fetch_and(p, v, __ATOMIC_RELAXED); break;              \
-            case CQ_S_OR: __atomic_fetch_or(p, v, __ATOMIC_RELAXED); break;                \
-            default: __atomic_fetch_xor(p, v, __ATOMIC_RELAXED); break;                    \
-            }                                                                              \
+            CQ_ATOMIC_OP(slot, p, v);                                                      \
         }                                                                                  \
     } while (0)
 
-/* 32-bit displacements: the same __atomic operations as cq_apply_atomics. The histogram's
- * case (64-bit adds of one value) has its own loop. */
+/* 32-bit displacements: the same __atomic operations as cq_apply_atomics (CQ_ATOMIC_OP,
+ * comm_queue.h). The histogram's case (64-bit adds of one value) has its own loop. */
 static void apply_d32(unsigned char *base, int slot, int esize, const uint32_t *d32,
                       const unsigned char *opnd, uint32_t n, int one)
 {
