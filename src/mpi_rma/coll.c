@@ -511,6 +511,30 @@ static int reduction_buffers(const char *routine, const shmemi_coll_t *g, void *
     return dest == source;
 }
 
+enum { P_ALLREDUCE, P_SCAN, P_EXSCAN };
+
+/* The MPI step of a reduction or scan (after the agreement): the windows synced, then
+ * the MPI collective over pieces of at most shmemi_coll_limit() elements. */
+static int mpi_pieces(const char *routine, const shmemi_coll_t *g, void *dest,
+                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
+                      MPI_Op op, int in_place, int kind)
+{
+    sync_windows();
+    size_t limit = shmemi_coll_limit();
+    for (size_t off = 0; off < count; off += limit) {
+        size_t len = count - off < limit ? count - off : limit;
+        const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
+        char *d = (char *)dest + off * esize;
+        MPI_Request req;
+        int rc = kind == P_ALLREDUCE ? MPI_Iallreduce(s, d, (int)len, dt, op, g->comm, &req)
+                 : kind == P_SCAN    ? MPI_Iscan(s, d, (int)len, dt, op, g->comm, &req)
+                                     : MPI_Iexscan(s, d, (int)len, dt, op, g->comm, &req);
+        if (wait_req(routine, rc, &req))
+            return -1;
+    }
+    return 0;
+}
+
 static int coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
                        MPI_Op op, shmemi_rop_fn fn)
@@ -527,18 +551,8 @@ static int coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
     } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {
         return -1;
     }
-    sync_windows();
-    size_t limit = shmemi_coll_limit();
-    for (size_t off = 0; off < count; off += limit) {
-        size_t len = count - off < limit ? count - off : limit;
-        const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
-        MPI_Request req;
-        if (wait_req(routine,
-                     MPI_Iallreduce(s, (char *)dest + off * esize, (int)len, dt, op, g->comm,
-                                    &req),
-                     &req))
-            return -1;
-    }
+    if (mpi_pieces(routine, g, dest, source, count, esize, dt, op, in_place, P_ALLREDUCE))
+        return -1;
     sync_windows();
     return 0;
 }
@@ -567,18 +581,9 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
     } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {
         return -1;
     }
-    sync_windows();
-    size_t limit = shmemi_coll_limit();
-    for (size_t off = 0; off < count; off += limit) {
-        size_t len = count - off < limit ? count - off : limit;
-        const void *s = in_place ? MPI_IN_PLACE : (const char *)source + off * esize;
-        char *d = (char *)dest + off * esize;
-        MPI_Request req;
-        int rc = exclusive ? MPI_Iexscan(s, d, (int)len, dt, MPI_SUM, g->comm, &req)
-                           : MPI_Iscan(s, d, (int)len, dt, MPI_SUM, g->comm, &req);
-        if (wait_req(routine, rc, &req))
-            return -1;
-    }
+    if (mpi_pieces(routine, g, dest, source, count, esize, dt, MPI_SUM, in_place,
+                   exclusive ? P_EXSCAN : P_SCAN))
+        return -1;
     if (exclusive && g->me == 0 && count)
         memset(dest, 0, count * esize); /* count * esize was checked above */
     sync_windows();
