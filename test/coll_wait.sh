@@ -12,7 +12,7 @@ check() { # check <mode> <PE counts> <what shmemq_info must say>
   mode=$1 nps=$2 want=$3
   out=$(SHMEMQ_COLL_WAIT=$mode SHMEMQ_TEST_NPES="$nps" SHMEMQ_TEST_OFFNODE_NPES= \
         SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=200 \
-        sh "$top/test/run-mpi.sh" "$top/test/test_coll" "$filter" 2>&1)
+        sh "$top/test/run-mpi.sh" "$top/test/test_coll" "$filter" --gtest_color=no 2>&1)
   runs=$(echo "$nps" | wc -w)
   passed=$(echo "$out" | grep -c '^\[  PASSED  \] 4 tests\.')
   fail=""
