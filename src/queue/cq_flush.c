@@ -78,6 +78,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         q->fast.counting = q->qcalls > 0; /* nobody asked since the last burst: stop */
     }
     q->qcalls = 0;
+    chunk_unlink_open(q, c);
     s->ch = NULL;
     s->key = CQ_NOKEY;
     s->cap = 0;
