@@ -174,6 +174,60 @@ TEST(BudgetFull, FullAtExactlyMaxElems)
     shmem_free(cnt);
 }
 
+// The budget's wait against a target that makes no library call: PE 0 computes for a
+// while (a plain loop) while the others push adds to every PE with a budget of one chunk
+// and flush; on the default path a flush completes without the target (one-sided), so
+// the budget's wait, which uses the same completion, must too. No timing is asserted:
+// exact totals, and no hang (run-mpi.sh's timeout).
+TEST(BudgetProgress, ComputingTargetStillCompletes)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes();
+    const uint64_t T = 256, N = 4000, salt = 0xc0de;
+    int64_t *table = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
+    ASSERT_NE(table, nullptr);
+    shmem_barrier_all();
+    if (me == 0 && np > 1) {
+        volatile uint64_t x = 0;
+        double t0 = test_now();
+        while (test_now() - t0 < 0.3)
+            for (int i = 0; i < 1000; i++)
+                x = x + (uint64_t)i;
+    } else {
+        shmem_queue_t q = nullptr;
+        {
+            Budget b("1");
+            shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
+            ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        }
+        for (uint64_t j = 0; j < N; j++) {
+            uint64_t r = draw(me, j, salt);
+            const int64_t one = 1;
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &table[(r >> 20) % T], &one, 1,
+                                                  (int)(r % (uint64_t)np), SHMEM_OP_ATOMIC_ADD),
+                      0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        shmemx_queue_usage_t u;
+        ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+        EXPECT_EQ(u.buffers, 1u);
+        EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    shmem_barrier_all();
+    std::vector<int64_t> want(T, 0);
+    for (int from = (np > 1 ? 1 : 0); from < np; from++)
+        for (uint64_t j = 0; j < N; j++) {
+            uint64_t r = draw(from, j, salt);
+            if ((int)(r % (uint64_t)np) == me)
+                want[(r >> 20) % T]++;
+        }
+    uint64_t bad = 0;
+    for (uint64_t k = 0; k < T; k++)
+        bad += table[k] != want[k];
+    EXPECT_EQ(bad, 0u) << "PE " << me;
+    shmem_barrier_all();
+    shmem_free(table);
+}
+
 // A SHMEM_OP_ANY queue with a budget of two chunks in all: adds, XORs, one-element puts,
 // multi-byte puts (record streams), one-element and multi-byte gets, to every PE.
 TEST_P(BudgetPaths, AnyOpsEveryPeExact)
