@@ -360,6 +360,7 @@ int cq_flush_all(shmem_queue_t q);                /* ... and completes */
 /* The budget is spent and no chunk is free: issue the fullest open chunks, wait for one
  * in flight to come back (cq_budget.c); 0 when a chunk is free or may be allocated. */
 int cq_budget_make_room(shmem_queue_t q);
+int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]); /* tests */
 void cq_timer(shmem_queue_t q);                   /* timed queues: issue on timeout */
 
 /* Queries this many times with no burst between them turn counting on (comm_queue.h). */

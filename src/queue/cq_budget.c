@@ -85,3 +85,16 @@ int cq_budget_make_room(shmem_queue_t q)
     }
     return rc;
 }
+
+/* For tests (test_commq_budget.cc): the queue's budget in chunks (UINT64_MAX: none) and
+ * the chunks it issued early because the budget was spent. -1 if q is not a live queue. */
+int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2])
+{
+    if (cq_check(q, "shmemi_queue_comm_budget_stats") != 0)
+        return -1;
+    cq_lock(q);
+    out[0] = q->budget_chunks;
+    out[1] = q->budget_issued;
+    cq_unlock(q);
+    return 0;
+}
