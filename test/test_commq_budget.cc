@@ -15,7 +15,21 @@
 #include <vector>
 #include "test_util.h"
 
+// the queue's budget in chunks and the chunks it issued early for it (cq_budget.c)
+extern "C" int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]);
+
 namespace {
+
+struct BudgetStats {
+    uint64_t chunks = 0, issued = 0;
+    explicit BudgetStats(shmem_queue_t q)
+    {
+        uint64_t v[2] = {0, 0};
+        EXPECT_EQ(shmemi_queue_comm_budget_stats(q, v), 0);
+        chunks = v[0];
+        issued = v[1];
+    }
+};
 
 inline uint64_t mix(uint64_t x)
 {
@@ -90,6 +104,7 @@ void histogram(const char *path, const char *budget, uint64_t per_kind, uint64_t
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     }
     Limit l = limit_of(q, per_kind, 1);
+    EXPECT_EQ(BudgetStats(q).chunks, l.chunks);
     uint64_t most = 0, fulls = 0;
     for (uint64_t j = 0; j < N; j++) {
         uint64_t r = draw(me, j, salt);
@@ -112,6 +127,10 @@ void histogram(const char *path, const char *budget, uint64_t per_kind, uint64_t
     EXPECT_EQ(sz, 0u);
     check_within(q, l, &most);
     (void)fulls; // early bursts to node peers complete at once: FULL may never come
+    // more targets than the budget's chunks: chunks left early, the fullest first
+    if ((uint64_t)np > l.chunks) {
+        EXPECT_GT(BudgetStats(q).issued, 0u);
+    }
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
     std::vector<int64_t> want(T, 0);
@@ -228,31 +247,35 @@ TEST(BudgetProgress, ComputingTargetStillCompletes)
     shmem_free(table);
 }
 
-// A SHMEM_OP_ANY queue with a budget of two chunks in all: adds, XORs, one-element puts,
-// multi-byte puts (record streams), one-element and multi-byte gets, to every PE.
-TEST_P(BudgetPaths, AnyOpsEveryPeExact)
+// A SHMEM_OP_ANY queue with a budget of `per_kind` bytes per op kind: adds, XORs, ANDs,
+// ORs, sets and one-element puts (each to its own word), multi-byte puts (record
+// streams), one-element and multi-byte gets, to every PE; exact results on every PE.
+void any_ops(const char *path, const char *budget, uint64_t per_kind)
 {
     const int me = shmem_my_pe(), np = shmem_n_pes();
-    const uint64_t T = 512, N = 6000, salt = 0xa11;
-    const uint64_t per_kind = 20000; // 7 kinds: 140,000 bytes, two 64 KiB chunks or one 128 KiB
+    const uint64_t T = 512, N = 8000, salt = 0xa11 + per_kind, K = 9;
     int64_t *adds = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
-    uint64_t *xors = static_cast<uint64_t *>(shmem_calloc(T, sizeof(uint64_t)));
-    // puts: slot (from, j) on the target gets its value from exactly one push
+    uint64_t *bits = static_cast<uint64_t *>(shmem_calloc(3 * T, sizeof(uint64_t))); // xor, and, or
+    // puts and sets: word (from, j) on the target gets its value from exactly one push
     int64_t *slots = static_cast<int64_t *>(shmem_calloc((size_t)np * N, sizeof(int64_t)));
     int64_t *src = static_cast<int64_t *>(shmem_malloc(T * sizeof(int64_t)));
-    ASSERT_TRUE(adds && xors && slots && src);
-    for (uint64_t k = 0; k < T; k++)
+    ASSERT_TRUE(adds && bits && slots && src);
+    for (uint64_t k = 0; k < T; k++) {
         src[k] = (int64_t)me * 1000003 + (int64_t)k;
+        bits[T + k] = ~(uint64_t)0; // AND starts from all ones
+    }
     std::vector<int64_t> got(N, -1);
     std::vector<int64_t> got3(3 * N, -1);
     shmem_barrier_all();
     shmem_queue_t q = nullptr;
     {
-        Budget b("20000");
+        Path p(path);
+        Budget b(budget);
         shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     }
     Limit l = limit_of(q, per_kind, 7);
+    EXPECT_EQ(BudgetStats(q).chunks, l.chunks);
     uint64_t most = 0;
     for (uint64_t j = 0; j < N; j++) {
         uint64_t r = draw(me, j, salt);
@@ -261,20 +284,27 @@ TEST_P(BudgetPaths, AnyOpsEveryPeExact)
         int64_t v = 1 + (int64_t)((r >> 40) % 5);
         uint64_t x = r >> 3;
         int64_t val = (int64_t)(r >> 1);
+        int64_t *word = &slots[(size_t)me * N + j];
         int rc = 0;
-        switch ((r >> 50) % 6) {
+        switch ((r >> 50) % K) {
         case 0: rc = shmem_int64_queue_comm_push(q, &adds[k], &v, 1, to, SHMEM_OP_ATOMIC_ADD); break;
-        case 1: rc = shmem_uint64_queue_comm_push(q, &xors[k], &x, 1, to, SHMEM_OP_ATOMIC_XOR); break;
-        case 2:
-            rc = shmem_int64_queue_comm_push(q, &slots[(size_t)me * N + j], &val, 1, to, SHMEM_OP_PUT);
-            break;
+        case 1: rc = shmem_uint64_queue_comm_push(q, &bits[k], &x, 1, to, SHMEM_OP_ATOMIC_XOR); break;
+        case 2: rc = shmem_int64_queue_comm_push(q, word, &val, 1, to, SHMEM_OP_PUT); break;
         case 3: rc = shmem_int64_queue_comm_push(q, &got[j], &src[k], 1, to, SHMEM_OP_GET); break;
-        case 4: rc = shmem_queue_comm_pushmem(q, &slots[(size_t)me * N + j], &val, 8, to, SHMEM_OP_PUT);
-            break;
-        default:
+        case 4: rc = shmem_queue_comm_pushmem(q, word, &val, 8, to, SHMEM_OP_PUT); break;
+        case 5:
             if (k + 3 > T)
                 k = T - 3;
             rc = shmem_queue_comm_pushmem(q, &got3[3 * j], &src[k], 24, to, SHMEM_OP_GET);
+            break;
+        case 6: rc = shmem_int64_queue_comm_push(q, word, &val, 1, to, SHMEM_OP_ATOMIC_SET); break;
+        case 7:
+            x = ~(1ull << (r % 64));
+            rc = shmem_uint64_queue_comm_push(q, &bits[T + k], &x, 1, to, SHMEM_OP_ATOMIC_AND);
+            break;
+        default:
+            x = 1ull << ((r >> 7) % 64);
+            rc = shmem_uint64_queue_comm_push(q, &bits[2 * T + k], &x, 1, to, SHMEM_OP_ATOMIC_OR);
             break;
         }
         ASSERT_EQ(rc, 0) << "push " << j;
@@ -283,6 +313,10 @@ TEST_P(BudgetPaths, AnyOpsEveryPeExact)
     }
     ASSERT_EQ(shmem_queue_local_flush(q), 0);
     check_within(q, l, &most);
+    // five atomic kinds to every PE: more open chunks wanted than the budget holds
+    if (5 * (uint64_t)np > l.chunks) {
+        EXPECT_GT(BudgetStats(q).issued, 0u);
+    }
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
     // what this PE pushed and got back
@@ -290,7 +324,7 @@ TEST_P(BudgetPaths, AnyOpsEveryPeExact)
     for (uint64_t j = 0; j < N; j++) {
         uint64_t r = draw(me, j, salt);
         int to = (int)(r % (uint64_t)np);
-        uint64_t k = (r >> 20) % T, kind = (r >> 50) % 6;
+        uint64_t k = (r >> 20) % T, kind = (r >> 50) % K;
         if (kind == 3)
             bad_get += got[j] != (int64_t)to * 1000003 + (int64_t)k;
         if (kind == 5) {
@@ -300,35 +334,48 @@ TEST_P(BudgetPaths, AnyOpsEveryPeExact)
                 bad_get += got3[3 * j + i] != (int64_t)to * 1000003 + (int64_t)(k + i);
         }
     }
-    EXPECT_EQ(bad_get, 0u) << "PE " << me;
+    EXPECT_EQ(bad_get, 0u) << "PE " << me << " budget " << budget;
     // what every PE pushed here
     std::vector<int64_t> want_add(T, 0);
-    std::vector<uint64_t> want_xor(T, 0);
+    std::vector<uint64_t> want_xor(T, 0), want_and(T, ~(uint64_t)0), want_or(T, 0);
     uint64_t bad_put = 0;
     for (int from = 0; from < np; from++)
         for (uint64_t j = 0; j < N; j++) {
             uint64_t r = draw(from, j, salt);
-            uint64_t k = (r >> 20) % T, kind = (r >> 50) % 6;
+            uint64_t k = (r >> 20) % T, kind = (r >> 50) % K;
             bool here = (int)(r % (uint64_t)np) == me;
             int64_t slot = slots[(size_t)from * N + j];
             if (here && kind == 0)
                 want_add[k] += 1 + (int64_t)((r >> 40) % 5);
             if (here && kind == 1)
                 want_xor[k] ^= r >> 3;
-            bool put = here && (kind == 2 || kind == 4);
+            if (here && kind == 7)
+                want_and[k] &= ~(1ull << (r % 64));
+            if (here && kind == 8)
+                want_or[k] |= 1ull << ((r >> 7) % 64);
+            bool put = here && (kind == 2 || kind == 4 || kind == 6);
             bad_put += slot != (put ? (int64_t)(r >> 1) : 0);
         }
     uint64_t bad = 0;
     for (uint64_t k = 0; k < T; k++)
-        bad += (adds[k] != want_add[k]) + (xors[k] != want_xor[k]);
-    EXPECT_EQ(bad, 0u) << "PE " << me;
-    EXPECT_EQ(bad_put, 0u) << "PE " << me;
+        bad += (adds[k] != want_add[k]) + (bits[k] != want_xor[k]) +
+               (bits[T + k] != want_and[k]) + (bits[2 * T + k] != want_or[k]);
+    EXPECT_EQ(bad, 0u) << "PE " << me << " budget " << budget;
+    EXPECT_EQ(bad_put, 0u) << "PE " << me << " budget " << budget;
     shmem_barrier_all();
     shmem_free(src);
     shmem_free(slots);
-    shmem_free(xors);
+    shmem_free(bits);
     shmem_free(adds);
 }
+
+// 7 kinds x 20,000 bytes: two 64 KiB chunks in all, or one 128 KiB (AM)
+TEST_P(BudgetPaths, AnyOpsTwoChunksExact) { any_ops(GetParam(), "20000", 20000); }
+
+// 7 x 190,000 bytes: 20 chunks of 64 KiB (10 on the AM path), so that at 4 PEs off the
+// node (26 slots in use) the budget runs out with 16 or more open: several of the
+// fullest leave at once
+TEST_P(BudgetPaths, AnyOpsTwentyChunksExact) { any_ops(GetParam(), "190000", 190000); }
 
 INSTANTIATE_TEST_SUITE_P(Paths, BudgetPaths, ::testing::Values("rma", "am"),
                          [](const ::testing::TestParamInfo<const char *> &i) {
