@@ -56,12 +56,13 @@ for v in $vars; do
 done
 # settings that are not valid: one line each at shmem_init naming variable, value and
 # what is used instead, and shmemq_info shows it (issue 20, 4)
-out=$(SHMEMQ_COMM_PATH=foo SHMEMQ_CHUNK_BYTES=1 SHMEM_DEBUG=maybe SHMEMQ_TEST_NPES=2 \
+out=$(SHMEMQ_COMM_PATH=foo SHMEMQ_CHUNK_BYTES=1 SHMEM_DEBUG=maybe SHMEMQ_QUEUE_BUDGET=lots SHMEMQ_TEST_NPES=2 \
       SHMEMQ_TEST_OFFNODE_NPES= SHMEMQ_TEST_NODES2_NPES= sh "$top/test/run-mpi.sh" "$info" 2>&1) ||
   fail "bad settings: shmemq_info failed: $out"
 for want in "shmem_init: SHMEMQ_COMM_PATH='foo' is not one of: auto rma am; using auto" \
             "shmem_init: SHMEMQ_CHUNK_BYTES='1' is outside \[1024, 67108864\] bytes; using 128K" \
             "shmem_init: SHMEM_DEBUG='maybe' is not a boolean .*; using 0" \
+            "shmem_init: SHMEMQ_QUEUE_BUDGET='lots' is not a size .*; using 64M" \
             '^ +SHMEMQ_COMM_PATH +foo +auto .*NOT VALID: is not one of'; do
   [ "$(echo "$out" | grep -Ec -- "$want")" -eq 1 ] || fail "bad settings: not exactly one line matching '$want' in:
 $out"

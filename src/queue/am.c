@@ -249,12 +249,13 @@ static int wait_all(int n, MPI_Request *reqs)
  * half full, so a full queue usually finds room already made. */
 int cq_am_epoch_start(shmem_queue_t q)
 {
-    int k = 0, lo = 0, hi = q->fast.n_pes;
+    /* from the next PE on, wrapping, as cq_issue_all: not every PE's requests first to PE 0 */
+    int k = 0, np = q->fast.n_pes, pe = (q->me + 1) % np, npe = np;
     if (q->one_pe >= 0) {
-        lo = q->one_pe;
-        hi = lo + 1;
+        pe = q->one_pe;
+        npe = 1;
     }
-    for (int pe = lo; pe < hi; pe++) {
+    for (int i = 0; i < npe; i++, pe = pe + 1 == np ? 0 : pe + 1) {
         if (!q->am_dirty[pe])
             continue;
         q->am_dirty[pe] = 0;

@@ -8,6 +8,7 @@ libshmemq_la_SOURCES += \
 	src/queue/cq_push.c \
 	src/queue/cq_scratch.c \
 	src/queue/cq_flush.c \
+	src/queue/cq_budget.c \
 	src/queue/cq_node.c \
 	src/queue/cq_owner.h \
 	src/queue/cq_owner.c \
@@ -36,6 +37,12 @@ test_test_commq_owner_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_owner.cc
 test_test_commq_owner_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_owner_LDADD = $(TEST_LIBS)
 test_test_commq_owner_LDFLAGS = $(NOINSTALL_FLAGS)
+# one memory budget per queue: tiny budgets, exact results, usage within the budget
+check_PROGRAMS += test/test_commq_budget
+test_test_commq_budget_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_budget.cc
+test_test_commq_budget_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_budget_LDADD = $(TEST_LIBS)
+test_test_commq_budget_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 

@@ -214,7 +214,8 @@ static void cq_free_all(shmem_queue_t q)
     free(q->flush_reqs);
     free(q->flush_hdrs);
     shmemi_qtraffic_free(&q->tr);
-    q->free_chunks = q->am_head = q->am_tail = q->rma_pending = NULL;
+    q->free_chunks = q->am_head = q->am_tail = q->rma_pending = q->open_head = NULL;
+    q->n_open = 0;
 }
 
 /* Progress thread (SHMEMQ_PROGRESS_THREAD=1, THREAD_MULTIPLE, 0 < timeout < MAX): issues
@@ -366,6 +367,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     size_t scratch_bytes;
     uint32_t hsize;
     shmemi_cq_sizes(q->path, q->fast.n_pes, &q->cbytes, &hsize, &scratch_bytes);
+    q->budget_chunks = shmemi_cq_budget_chunks((int)c->op_type, q->cbytes);
     size_t maxrec = q->cbytes / 12 + 1;
     q->hmask = hsize - 1;
     size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;

@@ -68,7 +68,10 @@ typedef struct {
 } cq_msghdr_t;
 
 typedef struct shmemq_cq_chunk {
+    /* the one list the chunk is on: free, AM in flight, RMA pending, or open (a slot's,
+     * doubly linked through prev so that a burst unlinks it in O(1): the budget) */
     struct shmemq_cq_chunk *next;
+    struct shmemq_cq_chunk *prev;
     MPI_Request req;
     int pe;
     uint32_t used; /* PUT/GET: stream bytes used */
@@ -132,6 +135,13 @@ struct shmem_queue_s {
     cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
     cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
     uint64_t n_chunks;
+    /* The memory budget (docs/queues_design.md, "One memory budget"): at most
+     * budget_chunks chunks (open, in flight or free); open ones are listed so that the
+     * fullest can be found when it runs out without a scan of every slot */
+    uint64_t budget_chunks;
+    cq_chunk_t *open_head;
+    uint64_t n_open;
+    uint64_t budget_issued; /* chunks issued early because the budget ran out */
     /* scratch for MPI bursts' datatypes and for combining, sized for one chunk */
     shmemi_mpi_burst_scratch_t burst_scratch; /* its arrays live in the mapping below */
     uint32_t *hash;
@@ -212,6 +222,29 @@ int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
 /* ---- chunks (cq_push.c keeps the free lists) ---- */
+/* Open chunks: linked when a slot opens one, unlinked when it leaves (cq_slot_issue). */
+static inline void chunk_link_open(shmem_queue_t q, cq_chunk_t *c)
+{
+    c->prev = NULL;
+    c->next = q->open_head;
+    if (q->open_head)
+        q->open_head->prev = c;
+    q->open_head = c;
+    q->n_open++;
+}
+
+static inline void chunk_unlink_open(shmem_queue_t q, cq_chunk_t *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        q->open_head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    c->next = c->prev = NULL;
+    q->n_open--;
+}
+
 static inline void chunk_put(shmem_queue_t q, cq_chunk_t *c)
 {
     c->next = q->free_chunks;
@@ -342,6 +375,10 @@ void cq_settle(shmem_queue_t q);                  /* give unused grants back */
 int cq_slot_issue(shmem_queue_t q, cq_slot_t *s); /* the slot's open chunk leaves */
 int cq_issue_all(shmem_queue_t q);                /* every open chunk leaves */
 int cq_flush_all(shmem_queue_t q);                /* ... and completes */
+/* The budget is spent and no chunk is free: issue the fullest open chunks, wait for one
+ * in flight to come back (cq_budget.c); 0 when a chunk is free or may be allocated. */
+int cq_budget_make_room(shmem_queue_t q);
+int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]); /* tests */
 void cq_timer(shmem_queue_t q);                   /* timed queues: issue on timeout */
 
 /* Queries this many times with no burst between them turn counting on (comm_queue.h). */

@@ -78,6 +78,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         q->fast.counting = q->qcalls > 0; /* nobody asked since the last burst: stop */
     }
     q->qcalls = 0;
+    chunk_unlink_open(q, c);
     s->ch = NULL;
     s->key = CQ_NOKEY;
     s->cap = 0;
@@ -145,21 +146,27 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
     return rc;
 }
 
+/* Every open chunk leaves. The sweep starts at the next PE (me + 1) and wraps, so that
+ * PEs flushing at once do not all reach PE 0 first (issue 23); per-target order and
+ * completion do not depend on it. */
 int cq_issue_all(shmem_queue_t q)
 {
-    int rc = 0;
-    size_t i = 0, ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
+    int rc = 0, np = q->fast.n_pes;
+    int first = (q->me + 1) % np, npe = np;
     if (q->one_pe >= 0) {
-        i = (size_t)q->one_pe * CQ_NSLOTS;
-        ns = i + CQ_NSLOTS;
+        first = q->one_pe;
+        npe = 1;
     } else if (q->one_pe == -1) {
         return 0; /* no chunk opened since the last full flush */
     }
-    for (; i < ns; i++) {
-        if (CQ_SLOTS(q)[i].ch) {
-            int r = cq_slot_issue(q, &CQ_SLOTS(q)[i]);
-            if (r && !rc)
-                rc = r;
+    for (int k = 0, pe = first; k < npe; k++, pe = pe + 1 == np ? 0 : pe + 1) {
+        cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS];
+        for (int j = 0; j < CQ_NSLOTS; j++) {
+            if (s[j].ch) {
+                int r = cq_slot_issue(q, &s[j]);
+                if (r && !rc)
+                    rc = r;
+            }
         }
     }
     return rc;

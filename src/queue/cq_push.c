@@ -38,29 +38,39 @@ void cq_cache_free(void)
     shmemi_queue_comm_owner_fini(); /* finalize, after the last burst: the mailboxes go too */
 }
 
-static cq_chunk_t *chunk_get(shmem_queue_t q)
+/* A chunk for a slot to open: a free one, else a new one while the queue's budget
+ * allows, else one the budget makes free (cq_budget.c). 0, or the error. */
+static int chunk_get(shmem_queue_t q, cq_chunk_t **out)
 {
     if (!q->free_chunks) {
         cq_am_reclaim(q);
         /* a local flush of the RMA bursts waits for the network: let a few be in flight
-         * before paying it (memory stays bounded by max_elems anyway). */
-        if (!q->free_chunks && q->rma_pending && q->n_chunks >= CQ_RMA_POOL)
+         * before paying it (the budget bounds the memory) */
+        if (!q->free_chunks && q->rma_pending &&
+            (q->n_chunks >= CQ_RMA_POOL || q->n_chunks >= q->budget_chunks))
             cq_rma_reclaim(q);
+        if (!q->free_chunks && q->n_chunks >= q->budget_chunks) {
+            int rc = cq_budget_make_room(q);
+            if (rc)
+                return rc;
+        }
     }
     cq_chunk_t *c = q->free_chunks;
     if (c) {
         q->free_chunks = c->next;
-        return c;
+        *out = c;
+        return 0;
     }
     c = cache_take(q->cbytes);
     if (!c) {
         c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
         if (!c)
-            return NULL;
+            return SHMEM_QUEUE_ERR_NOMEM;
         c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);
     }
     q->n_chunks++;
-    return c;
+    *out = c;
+    return 0;
 }
 
 /* Single-target detection (SHMEM_PE_SAME, hinted or not): paid when a chunk opens,
@@ -73,9 +83,10 @@ static inline void note_pe(shmem_queue_t q, int pe)
 
 static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, int win)
 {
-    cq_chunk_t *c = chunk_get(q);
-    if (!c)
-        return SHMEM_QUEUE_ERR_NOMEM;
+    cq_chunk_t *c = NULL;
+    int rc = chunk_get(q, &c);
+    if (rc)
+        return rc;
     cq_msghdr_t *h = chunk_hdr(c);
     h->type = CQ_MSG_BATCH;
     h->count = 0;
@@ -88,6 +99,7 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     c->pe = pe;
     c->used = 0;
     note_pe(q, pe);
+    chunk_link_open(q, c);
     s->ch = c;
     s->n = 0;
     s->cap = 0; /* atomics: granted by slot_grant */

@@ -64,6 +64,33 @@ static uint64_t cq_chunk_alloc_bytes(size_t cbytes)
     return sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + cbytes;
 }
 
+/* Operation slots a comm queue of this op_type can open per target PE. */
+static uint64_t cq_model_slots(int op)
+{
+    return op == SHMEM_OP_ANY ? CQ_NSLOTS : 1; /* ADD and INC share one */
+}
+
+/* The budget: 64 MiB of chunks per op kind the queue carries by default, the figure the
+ * chunk size already keeps every target's open chunk under (64 MiB / P per chunk, see
+ * shmemi_cq_sizes), so it binds only past that: when chunks reach their 4 KiB floor
+ * (P > 16,384), or near it through the chunks' headers (docs/queues_design.md). */
+#define CQ_BUDGET_DEFAULT ((size_t)64 << 20)
+
+uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
+{
+    size_t per_kind = CQ_BUDGET_DEFAULT;
+    const char *e = getenv("SHMEMQ_QUEUE_BUDGET");
+    if (e && *e && shmemi_parse_size(e, &per_kind) != 0)
+        per_kind = CQ_BUDGET_DEFAULT; /* reported at shmem_init (settings.c) */
+    if (per_kind == 0)
+        return UINT64_MAX;
+    uint64_t kinds = cq_model_slots(op_type), bytes;
+    if (__builtin_mul_overflow((uint64_t)per_kind, kinds, &bytes))
+        return UINT64_MAX;
+    uint64_t n = bytes / cq_chunk_alloc_bytes(cbytes);
+    return n ? n : 1;
+}
+
 /* Per-PE arrays of a comm queue (comm_queue.c, create): slots, am_dirty, rma_pes with
  * rma_pe_dirty, flush_reqs, flush_hdrs. */
 static uint64_t cq_meta(int npes)
@@ -183,12 +210,6 @@ int shmemx_queue_usage(shmem_queue_t queue, shmemx_queue_usage_t *usage)
 }
 SHMEMI_PROFILE(shmemx_queue_usage)
 
-/* Operation slots a comm queue of this op_type can open per target PE. */
-static uint64_t cq_model_slots(shmem_op_type_t op)
-{
-    return op == SHMEM_OP_ANY ? CQ_NSLOTS : 1; /* ADD and INC share one */
-}
-
 int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int node_pes,
                        shmemx_queue_model_t *m)
 {
@@ -238,7 +259,7 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         m->scratch_once_bytes = node_atomics && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
         m->buffer_bytes = cq_chunk_alloc_bytes(cbytes);
         m->min_buffers = 0;
-        uint64_t open = cq_model_slots(c->op_type) * (uint64_t)npes;
+        uint64_t open = cq_model_slots((int)c->op_type) * (uint64_t)npes;
         if (mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
             /* chunks are open, free or in flight; past the pool, a chunk is allocated
              * only when none is in flight (all reclaimed), i.e. all are open */
@@ -248,6 +269,10 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
             uint64_t me = c->max_elems ? c->max_elems : ((uint64_t)1 << 20);
             m->max_buffers = open + me;
         }
+        /* the budget bounds them all: open, in flight (both paths) and free */
+        uint64_t budget = shmemi_cq_budget_chunks((int)c->op_type, cbytes);
+        if (m->max_buffers > budget)
+            m->max_buffers = budget;
     } else {
         size_t elem = c->data_elem_size ? c->data_elem_size : 1;
         size_t room;

@@ -78,5 +78,9 @@ static inline uint64_t shmemi_qtraffic_bytes(const shmemi_qtraffic_t *t)
 /* Comm queue sizes for a path (0 RMA, 1 AM) and PE count, as create sets them: data
  * bytes per chunk, slots of the combining hash, bytes of the burst scratch mapping. */
 void shmemi_cq_sizes(int path, int npes, size_t *cbytes, uint32_t *hsize, size_t *scratch);
+/* The chunks a comm queue of this op_type with chunks of cbytes data bytes may hold at
+ * once (its memory budget, SHMEMQ_QUEUE_BUDGET read now), at least 1; UINT64_MAX when
+ * the budget is off (0). */
+uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes);
 
 #endif

@@ -1,0 +1,100 @@
+/* cq_budget.c: one memory budget per comm queue (docs/queues_design.md, "One memory
+ * budget"). A queue holds at most budget_chunks chunks, open, in flight (RMA bursts whose
+ * origin buffers MPI may still read, AM messages not yet sent) or free. When a slot needs
+ * a chunk and the budget is spent, chunk_get (cq_push.c) has already taken back what
+ * completed; here the fullest open chunks leave early and, if none is free then, the
+ * queue waits for one in flight while it progresses, as its flushes do (cq_am_complete,
+ * cq_rma_reclaim), so a target that computes or waits in MPI still lets it finish.
+ * FULL, the counts and the queries do not change: an early burst is an operation in
+ * flight like any other. */
+#include "comm_queue.h"
+#include <sched.h>
+
+/* Buckets of fill for choosing the fullest chunks in two passes over the open list. */
+#define CQ_FILL_BUCKETS 64
+
+/* Bytes of records in the open chunk c (its slot holds the count of slotted records). */
+static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
+{
+    const cq_msghdr_t *h = chunk_hdr(c);
+    const cq_slot_t *s = &CQ_SLOTS(q)[(size_t)c->pe * CQ_NSLOTS + h->slot];
+    int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
+    return slotted ? (size_t)s->n * (8 + h->esize) : c->used;
+}
+
+static inline unsigned fill_bucket(shmem_queue_t q, size_t fill)
+{
+    size_t b = fill * CQ_FILL_BUCKETS / (q->cbytes + 1);
+    return b >= CQ_FILL_BUCKETS ? CQ_FILL_BUCKETS - 1 : (unsigned)b;
+}
+
+/* Issues the fullest eighth of the open chunks (one at least): one budget shortfall then
+ * pays one O(open chunks) selection for many chunks, not one per chunk. */
+static int issue_fullest(shmem_queue_t q)
+{
+    uint64_t want = q->n_open / 8 ? q->n_open / 8 : 1;
+    uint64_t count[CQ_FILL_BUCKETS] = {0};
+    for (cq_chunk_t *c = q->open_head; c; c = c->next)
+        count[fill_bucket(q, open_fill(q, c))]++;
+    /* the lowest bucket that, with those above it, holds `want` chunks */
+    unsigned t = CQ_FILL_BUCKETS - 1;
+    uint64_t above = 0;
+    while (t > 0 && above + count[t] < want)
+        above += count[t--];
+    uint64_t at_t = want - above; /* chunks of bucket t to issue */
+    int rc = 0;
+    for (cq_chunk_t *c = q->open_head, *nx; c && want; c = nx) {
+        nx = c->next; /* the burst unlinks c */
+        unsigned b = fill_bucket(q, open_fill(q, c));
+        if (b < t || (b == t && at_t == 0))
+            continue;
+        if (b == t)
+            at_t--;
+        want--;
+        int r = cq_slot_issue(q, &CQ_SLOTS(q)[(size_t)c->pe * CQ_NSLOTS + chunk_hdr(c)->slot]);
+        q->budget_issued++;
+        if (r && !rc)
+            rc = r;
+    }
+    return rc;
+}
+
+int cq_budget_make_room(shmem_queue_t q)
+{
+    int rc = 0;
+    if (q->open_head) {
+        rc = issue_fullest(q);
+        cq_am_reclaim(q); /* node and self bursts came back at once; AM sends may have */
+    }
+    /* Everything else is in flight: wait for the oldest while progressing (incoming
+     * batches, node peers' mailboxes), as a flush waits. */
+    for (unsigned spins = 0; !q->free_chunks; spins++) {
+        if (q->rma_pending) {
+            cq_rma_reclaim(q); /* a local flush per target: all come back */
+            continue;
+        }
+        if (!q->am_head)
+            break; /* nothing in flight: unreachable (every chunk is open, free or in
+                      flight), and allocating one over the budget is better than a hang */
+        cq_am_reclaim(q);
+        if (q->free_chunks)
+            break;
+        shmemi_progress();
+        if (spins > 64)
+            sched_yield();
+    }
+    return rc;
+}
+
+/* For tests (test_commq_budget.cc): the queue's budget in chunks (UINT64_MAX: none) and
+ * the chunks it issued early because the budget was spent. -1 if q is not a live queue. */
+int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2])
+{
+    if (cq_check(q, "shmemi_queue_comm_budget_stats") != 0)
+        return -1;
+    cq_lock(q);
+    out[0] = q->budget_chunks;
+    out[1] = q->budget_issued;
+    cq_unlock(q);
+    return 0;
+}
