@@ -1,9 +1,9 @@
 #!/bin/sh
 # coll_wait.sh: the node collectives' waits under each SHMEMQ_COLL_WAIT value
 # (src/mpi_rma/coll_node.c, shmemi_cn_wait). The default (auto) runs in every other test
-# binary: on a machine with fewer cores than PEs it naps after 64 tries, elsewhere only in
-# a long wait. Here test_coll's back-to-back, late-PE, every-type and large cases run on
-# one node with `sleep` (naps after 64 tries whatever the cores) at 2 and 4 PEs and with
+# binary: it naps on a futex only after a long wait (test_coll's LatePE). Here test_coll's
+# back-to-back, late-PE, every-type and large cases run on one node with `sleep` (naps
+# after 64 tries: every wait of a step goes through the futex) at 2 and 4 PEs and with
 # `spin` (never naps) at 4 PEs, and shmemq_info must report the mode each run got.
 top="${top_builddir:-.}"
 filter="--gtest_filter=Coll.BackToBack:Coll.LatePE:Coll.EveryTypeAndOp:Coll.Large"
@@ -33,6 +33,6 @@ check() { # check <mode> <PE counts> <what shmemq_info must say>
     echo "$info" | grep '^collectives' | sed 's/^/    /'
   fi
 }
-check sleep "2 4" "waits nap on a futex after 64 tries"
-check spin 4 "waits spin and yield (SHMEMQ_COLL_WAIT=spin)"
+check sleep "2 4" "nap on a futex after 64 tries (SHMEMQ_COLL_WAIT=sleep)"
+check spin 4 "never nap (SHMEMQ_COLL_WAIT=spin)"
 exit $status

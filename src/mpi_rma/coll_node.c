@@ -212,33 +212,41 @@ static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *
     abort();
 }
 
-/* How a step waits (SHMEMQ_COLL_WAIT): spin briefly, then progress the library and
- * yield the core on every try, then sleep in the kernel on the line's epoch (a futex
- * in the shared segment, woken by shmemi_cn_post) for at most CN_NAP_NS at a time, so
- * the library still progresses between naps. With more PEs on the machine than cores,
- * yielding does not hand the core to the PE being waited for (the scheduler runs the
- * other waiters too), and every step of a collective costs several time slices: there
- * the wait sleeps after CN_SPINS tries; otherwise only after a long wait (a PE arriving
- * late then does not take a core from the computing ones). */
+/* How a step waits (SHMEMQ_COLL_WAIT). With a core per PE: spin 32 times with pause,
+ * then progress the library on every try and, after 64 tries, yield. With more PEs on
+ * the machine than cores the PE being waited for needs this core, so spinning only
+ * delays it: yield at every try, progressing every CN_OVER_PROGRESS tries (the barrier at
+ * 4 PEs on 2 cores: ~4 us, against ~7 us spinning first and ~24 us sleeping on a futex at
+ * once, bench/README.md). After a long wait (CN_LONG_WAIT tries, milliseconds) the PE
+ * naps in the kernel on the line's epoch (a futex in the shared segment, woken by
+ * shmemi_cn_post), at most CN_NAP_NS at a time so that the library still progresses,
+ * and leaves the cores to PEs that compute; `spin` never naps, `sleep` naps after
+ * CN_SPINS tries (a test knob: it is slower). */
 #define CN_SPINS 64
 #define CN_LONG_WAIT (1u << 14)
 #define CN_NAP_NS 100000L
+#define CN_OVER_PROGRESS 8
 
-static unsigned sleep_after(void)
+static struct {
+    int decided;
+    int over;       /* more PEs on this machine than cores */
+    unsigned after; /* tries before napping, UINT_MAX never */
+} cw;
+
+static void wait_policy(void)
 {
-    static unsigned after; /* 0: not decided */
-    if (SHMEMI_UNLIKELY(after == 0)) {
-        const char *s = getenv("SHMEMQ_COLL_WAIT");
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        int over = cores > 0 && shmemi.host_pes > cores;
-        if (s && strcmp(s, "spin") == 0)
-            after = UINT_MAX;
-        else if ((s && strcmp(s, "sleep") == 0) || over)
-            after = CN_SPINS; /* "auto" and bad values: settings.c reported them */
-        else
-            after = CN_LONG_WAIT;
-    }
-    return after;
+    if (SHMEMI_LIKELY(cw.decided))
+        return;
+    const char *s = getenv("SHMEMQ_COLL_WAIT");
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    cw.over = cores > 0 && shmemi.host_pes > cores;
+    if (s && strcmp(s, "spin") == 0)
+        cw.after = UINT_MAX;
+    else if (s && strcmp(s, "sleep") == 0)
+        cw.after = CN_SPINS;
+    else
+        cw.after = CN_LONG_WAIT; /* "auto" and bad values: settings.c reported them */
+    cw.decided = 1;
 }
 
 /* A PE naps only when nothing off its node waits for its progress: in a one-node job,
@@ -288,24 +296,28 @@ static void cn_nap(const cn_line_t *l, uint64_t e)
     atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
 }
 
-/* Wait for line l to show epoch e (see sleep_after above), with the watchdog. */
+/* Wait for line l to show epoch e (see wait_policy above), with the watchdog. */
 void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const char *routine,
                     int watchdog, const cn_line_t *l, uint64_t e)
 {
     double t0 = 0, limit = 0;
     int dog = watchdog && shmemi.debug && (limit = watchdog_limit()) > 0;
-    unsigned nap = may_nap() ? sleep_after() : UINT_MAX;
+    wait_policy();
+    unsigned nap = may_nap() && c->win != MPI_WIN_NULL ? cw.after : UINT_MAX;
+    unsigned pause = cw.over ? 0 : 32, yield = cw.over ? 0 : CN_SPINS;
+    unsigned every = cw.over ? CN_OVER_PROGRESS : 1;
     for (unsigned spins = 0;; spins++) {
         if (atomic_load_explicit(&l->epoch, memory_order_acquire) >= e)
             return;
-        if (spins < 32) {
+        if (spins < pause) {
             cn_relax();
             continue;
         }
-        shmemi_progress();
-        if (spins > nap && c->win != MPI_WIN_NULL)
+        if (spins % every == 0)
+            shmemi_progress();
+        if (spins > nap)
             cn_nap(l, e);
-        else if (spins > 64)
+        else if (spins >= yield)
             sched_yield();
         if (dog && (spins & 255) == 0) {
             if (t0 == 0)
@@ -640,15 +652,14 @@ int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watch
 /* How node steps wait, for shmemq_info. */
 static const char *wait_how(char *buf, size_t n)
 {
-    unsigned after = sleep_after();
-    if (after == UINT_MAX)
-        return "waits spin and yield (SHMEMQ_COLL_WAIT=spin)";
-    if (!may_nap())
-        return "waits spin and yield (PEs off the node need this PE's MPI progress)";
-    snprintf(buf, n, "waits nap on a futex after %u tries (%s: %d PEs on this machine, %ld cores)",
-             after, after == CN_SPINS ? "oversubscribed or SHMEMQ_COLL_WAIT=sleep"
-                                      : "a long wait only",
-             shmemi.host_pes, sysconf(_SC_NPROCESSORS_ONLN));
+    wait_policy();
+    const char *nap = cw.after == UINT_MAX ? "never nap (SHMEMQ_COLL_WAIT=spin)"
+                      : !may_nap() ? "never nap (PEs off the node need this PE's MPI progress)"
+                      : cw.after == CN_SPINS ? "nap on a futex after 64 tries (SHMEMQ_COLL_WAIT=sleep)"
+                                             : "nap on a futex after a long wait";
+    snprintf(buf, n, "waits: %s; %s (%d PEs on this machine, %ld cores)",
+             cw.over ? "yield at once" : "spin, then yield", nap, shmemi.host_pes,
+             sysconf(_SC_NPROCESSORS_ONLN));
     return buf;
 }
 

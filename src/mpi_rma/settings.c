@@ -81,7 +81,7 @@ const shmemi_setting_t shmemi_settings[] = {
     {"SHMEMQ_COLL_NODE", "1", SHMEMI_SET_BOOL, 0, 0, NULL,
      "team collectives through the node's shared memory when the team is on one node (0: always MPI)"},
     {"SHMEMQ_COLL_WAIT", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto spin sleep",
-     "node collectives: how a PE waits (auto: sleeps between progress calls when the machine has more PEs than cores)"},
+     "node collectives: how a PE waits (auto: naps on a futex after a long wait; sleep: after 64 tries; spin: never)"},
     {"SHMEMQ_COLL_HIER", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto 0 1",
      "teams across nodes: hierarchical collectives (auto: where measured faster; 1: always; 0: flat MPI)"},
 };
