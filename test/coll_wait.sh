@@ -2,11 +2,11 @@
 # coll_wait.sh: the node collectives' waits under each SHMEMQ_COLL_WAIT value
 # (src/mpi_rma/coll_node.c, shmemi_cn_wait). The default (auto) runs in every other test
 # binary: it naps on a futex only after a long wait (test_coll's LatePE). Here test_coll's
-# back-to-back, late-PE, every-type and large cases run on one node with `sleep` (naps
+# back-to-back, late-PE, every-type, large and wake-up cases run on one node with `sleep` (naps
 # after 64 tries: every wait of a step goes through the futex) at 2 and 4 PEs and with
 # `spin` (never naps) at 4 PEs, and shmemq_info must report the mode each run got.
 top="${top_builddir:-.}"
-filter="--gtest_filter=Coll.BackToBack:Coll.LatePE:Coll.EveryTypeAndOp:Coll.Large"
+filter="--gtest_filter=Coll.BackToBack:Coll.LatePE:Coll.EveryTypeAndOp:Coll.Large:Coll.LateArrivalWakesNappers"
 status=0
 check() { # check <mode> <PE counts> <what shmemq_info must say>
   mode=$1 nps=$2 want=$3
@@ -14,10 +14,10 @@ check() { # check <mode> <PE counts> <what shmemq_info must say>
         SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=200 \
         sh "$top/test/run-mpi.sh" "$top/test/test_coll" "$filter" --gtest_color=no 2>&1)
   runs=$(echo "$nps" | wc -w)
-  passed=$(echo "$out" | grep -c '^\[  PASSED  \] 4 tests\.')
+  passed=$(echo "$out" | grep -c '^\[  PASSED  \] 5 tests\.')
   fail=""
   echo "$out" | grep -q '=== FAILED' && fail="$fail; a run failed"
-  [ "$passed" -eq "$runs" ] || fail="$fail; $passed of $runs runs passed all 4 tests"
+  [ "$passed" -eq "$runs" ] || fail="$fail; $passed of $runs runs passed all 5 tests"
   info=$(SHMEMQ_COLL_WAIT=$mode SHMEMQ_TEST_NPES=2 SHMEMQ_TEST_OFFNODE_NPES= \
          SHMEMQ_TEST_NODES2_NPES= SHMEMQ_TEST_TIMEOUT=60 \
          sh "$top/test/run-mpi.sh" "$top/shmemq_info" 2>&1)

@@ -16,6 +16,8 @@
 #include "test_util.h"
 #include "test_coll_common.h"
 
+extern "C" int shmemi_coll_wait_stats(uint64_t out[3]); // coll_node.c, for tests
+
 #ifdef SHMEMQ_TEST_SPLIT
 #define STR_(x) #x
 #define STR(x) STR_(x)
@@ -646,6 +648,37 @@ TEST(Coll, LatePE)
     if (me == n - 1)
         usleep(500 * 1000);
     shmem_barrier_all();
+}
+
+// A PE arriving late in a team on one node: its peers nap on a futex after a long wait
+// (SHMEMQ_COLL_WAIT, coll_node.c), and its post must wake them, not leave them to the
+// nap's timeout. Every round checks the sum; where this process's waits may nap, every
+// PE but the late one must have been woken by a post at least once in the rounds (a
+// waiter between two naps when the post lands sees it without a wake: a few percent of
+// rounds, never all of them).
+TEST(Coll, LateArrivalWakesNappers)
+{
+    shmem_team_t t = SHMEM_TEAM_SHARED;
+    int me = shmem_team_my_pe(t), tn = shmem_team_n_pes(t);
+    Sym s(sizeof(long)), d(sizeof(long));
+    long *src = s.as<long>(), *dst = d.as<long>();
+    uint64_t before[3], after[3];
+    ASSERT_EQ(shmemi_coll_wait_stats(before), 0);
+    const int ROUNDS = 8;
+    for (int r = 0; r < ROUNDS; r++) {
+        src[0] = me + r;
+        if (me == tn - 1)
+            usleep(100 * 1000);
+        ASSERT_EQ(shmem_long_sum_reduce(t, dst, src, 1), 0);
+        EXPECT_EQ(dst[0], (long)tn * (tn - 1) / 2 + (long)tn * r) << "round " << r;
+    }
+    ASSERT_EQ(shmemi_coll_wait_stats(after), 0);
+    if (after[2] && tn > 1 && me != tn - 1) {
+        EXPECT_GT(after[0], before[0]) << "no nap in " << ROUNDS << " waits of 100 ms";
+        EXPECT_GT(after[1], before[1]) << "naps: " << after[0] - before[0]
+                                       << ", none ended by the late PE's wake";
+    }
+    shmem_team_sync(t);
 }
 
 TEST(Coll, GenericSelections)

@@ -123,6 +123,9 @@ int shmemi_chier_collect(const char *routine, const shmemi_coll_t *g, int bad, v
  * fcollect or reduction reports the outcome after the whole call, flat data movement
  * included, and the leaders agree on the class's path after its last trial. */
 void shmemi_chier_timed(const shmemi_coll_t *g, int rc, const char *routine);
+/* Tests: this process's naps in node-collective waits, those a post's wake ended, and
+ * whether its waits may nap at all (coll_node.c). */
+int shmemi_coll_wait_stats(uint64_t out[3]);
 /* One line for shmemq_info: what WORLD's collectives use across nodes. */
 void shmemi_chier_describe(const struct shmemq_team *team, char *buf, size_t n);
 

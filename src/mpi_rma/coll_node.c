@@ -231,6 +231,7 @@ static struct {
     int decided;
     int over;       /* more PEs on this machine than cores */
     unsigned after; /* tries before napping, UINT_MAX never */
+    uint64_t naps, woken; /* naps taken, and ended by a post's wake (tests read them) */
 } cw;
 
 static void wait_policy(void)
@@ -285,15 +286,26 @@ static void cn_nap(const cn_line_t *l, uint64_t e)
     atomic_fetch_add_explicit(&w->sleepers, 1, memory_order_seq_cst);
     uint64_t now = atomic_load_explicit(&l->epoch, memory_order_seq_cst);
     if (now < e) {
+        __atomic_fetch_add(&cw.naps, 1, __ATOMIC_RELAXED);
 #ifdef __linux__
         struct timespec ts = {0, CN_NAP_NS};
-        syscall(SYS_futex, cn_word(l), FUTEX_WAIT, (uint32_t)now, &ts, NULL, 0);
+        if (syscall(SYS_futex, cn_word(l), FUTEX_WAIT, (uint32_t)now, &ts, NULL, 0) == 0)
+            __atomic_fetch_add(&cw.woken, 1, __ATOMIC_RELAXED);
 #else
         struct timespec ts = {0, CN_NAP_NS / 10}; /* no futex: a short sleep */
         nanosleep(&ts, NULL);
 #endif
     }
     atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
+}
+
+int shmemi_coll_wait_stats(uint64_t out[3])
+{
+    wait_policy();
+    out[0] = __atomic_load_n(&cw.naps, __ATOMIC_RELAXED);
+    out[1] = __atomic_load_n(&cw.woken, __ATOMIC_RELAXED);
+    out[2] = cw.after != UINT_MAX && may_nap();
+    return 0;
 }
 
 /* Wait for line l to show epoch e (see wait_policy above), with the watchdog. */
