@@ -216,21 +216,22 @@ static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *
  * then progress the library on every try and, after 64 tries, yield. With more PEs on
  * the machine than cores the PE being waited for needs this core, so spinning only
  * delays it: yield at every try, progressing every CN_OVER_PROGRESS tries (the barrier at
- * 4 PEs on 2 cores: ~4 us, against ~7 us spinning first and ~24 us sleeping on a futex at
- * once, bench/README.md). After a long wait (CN_LONG_WAIT tries, milliseconds) the PE
- * naps in the kernel on the line's epoch (a futex in the shared segment, woken by
- * shmemi_cn_post), at most CN_NAP_NS at a time so that the library still progresses,
- * and leaves the cores to PEs that compute; `spin` never naps, `sleep` naps after
- * CN_SPINS tries (a test knob: it is slower). */
+ * 4 PEs on 2 cores: ~4 us, against ~7 us spinning first and ~24 us napping early,
+ * bench/README.md). After a long wait (CN_LONG_NS, timed: a try's cost varies 100x with
+ * the load and under valgrind) the PE naps in the kernel on the line's epoch (a futex in
+ * the shared segment, woken by shmemi_cn_post), at most CN_NAP_NS at a time so that the
+ * library still progresses, and leaves the cores to PEs that compute; `spin` never naps,
+ * `sleep` naps after CN_SPINS tries (a test knob: it is slower). */
 #define CN_SPINS 64
-#define CN_LONG_WAIT (1u << 14)
+#define CN_LONG_NS 2000000u /* 2 ms */
 #define CN_NAP_NS 100000L
 #define CN_OVER_PROGRESS 8
 
+enum { CW_NEVER, CW_SOON, CW_LONG };
 static struct {
     int decided;
-    int over;       /* more PEs on this machine than cores */
-    unsigned after; /* tries before napping, UINT_MAX never */
+    int over; /* more PEs on this machine than cores */
+    int nap;  /* CW_NEVER (spin), CW_SOON (sleep: after CN_SPINS tries), CW_LONG (auto) */
     uint64_t naps, woken; /* naps taken, and ended by a post's wake (tests read them) */
 } cw;
 
@@ -242,12 +243,31 @@ static void wait_policy(void)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cw.over = cores > 0 && shmemi.host_pes > cores;
     if (s && strcmp(s, "spin") == 0)
-        cw.after = UINT_MAX;
+        cw.nap = CW_NEVER;
     else if (s && strcmp(s, "sleep") == 0)
-        cw.after = CN_SPINS;
+        cw.nap = CW_SOON;
     else
-        cw.after = CN_LONG_WAIT; /* "auto" and bad values: settings.c reported them */
+        cw.nap = CW_LONG; /* "auto" and bad values: settings.c reported them */
     cw.decided = 1;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Whether a wait at its try `spins` has been long enough to nap (t0: when it was first
+ * asked, 0 before). Asked every 64 tries. */
+static int long_enough(unsigned spins, uint64_t *t0)
+{
+    if (cw.nap == CW_SOON)
+        return spins >= CN_SPINS;
+    uint64_t now = mono_ns();
+    if (*t0 == 0)
+        *t0 = now;
+    return now - *t0 >= CN_LONG_NS;
 }
 
 /* A PE naps only when nothing off its node waits for its progress: in a one-node job,
@@ -304,7 +324,7 @@ int shmemi_coll_wait_stats(uint64_t out[3])
     wait_policy();
     out[0] = __atomic_load_n(&cw.naps, __ATOMIC_RELAXED);
     out[1] = __atomic_load_n(&cw.woken, __ATOMIC_RELAXED);
-    out[2] = cw.after != UINT_MAX && may_nap();
+    out[2] = cw.nap != CW_NEVER && may_nap();
     return 0;
 }
 
@@ -315,7 +335,8 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
     double t0 = 0, limit = 0;
     int dog = watchdog && shmemi.debug && (limit = watchdog_limit()) > 0;
     wait_policy();
-    unsigned nap = may_nap() && c->win != MPI_WIN_NULL ? cw.after : UINT_MAX;
+    int may = cw.nap != CW_NEVER && may_nap() && c->win != MPI_WIN_NULL, napping = 0;
+    uint64_t since = 0;
     unsigned pause = cw.over ? 0 : 32, yield = cw.over ? 0 : CN_SPINS;
     unsigned every = cw.over ? CN_OVER_PROGRESS : 1;
     for (unsigned spins = 0;; spins++) {
@@ -327,10 +348,14 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
         }
         if (spins % every == 0)
             shmemi_progress();
-        if (spins > nap)
+        if (napping) {
             cn_nap(l, e);
-        else if (spins >= yield)
-            sched_yield();
+        } else {
+            if (spins >= yield)
+                sched_yield();
+            if (may && (spins & 63) == 0)
+                napping = long_enough(spins, &since);
+        }
         if (dog && (spins & 255) == 0) {
             if (t0 == 0)
                 t0 = MPI_Wtime();
@@ -665,10 +690,10 @@ int shmemi_team_barrier(struct shmemq_team *team, const char *routine, int watch
 static const char *wait_how(char *buf, size_t n)
 {
     wait_policy();
-    const char *nap = cw.after == UINT_MAX ? "never nap (SHMEMQ_COLL_WAIT=spin)"
+    const char *nap = cw.nap == CW_NEVER ? "never nap (SHMEMQ_COLL_WAIT=spin)"
                       : !may_nap() ? "never nap (PEs off the node need this PE's MPI progress)"
-                      : cw.after == CN_SPINS ? "nap on a futex after 64 tries (SHMEMQ_COLL_WAIT=sleep)"
-                                             : "nap on a futex after a long wait";
+                      : cw.nap == CW_SOON ? "nap on a futex after 64 tries (SHMEMQ_COLL_WAIT=sleep)"
+                                          : "nap on a futex after 2 ms";
     snprintf(buf, n, "waits: %s; %s (%d PEs on this machine, %ld cores)",
              cw.over ? "yield at once" : "spin, then yield", nap, shmemi.host_pes,
              sysconf(_SC_NPROCESSORS_ONLN));
