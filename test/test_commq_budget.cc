@@ -31,14 +31,6 @@ struct BudgetStats {
     }
 };
 
-inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
 
 // Update j of PE `from`: every PE can recompute every other PE's sequence.
 inline uint64_t draw(int from, uint64_t j, uint64_t salt)

@@ -28,17 +28,6 @@ struct Stats {
     uint64_t operator[](int i) const { return v[i]; }
 };
 
-// Counter k (of T) at PE `to` gets update j of PE `from` when this says so: every PE
-// can recompute every other PE's sequence.
-inline uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    return x ^ (x >> 33);
-}
-
 // wait_us: SHMEMQ_OWNER_WAIT_US for this create (read at every create; nullptr: the default)
 shmem_queue_t make_queue(const char *mode, shmem_op_type_t op = SHMEM_OP_ATOMIC_ADD,
                          const char *wait_us = nullptr)

@@ -80,6 +80,17 @@ static inline int64_t yielding_allreduce(int64_t v, MPI_Op op)
     return r;
 }
 
+// A 64-bit mixer (murmur3's finaliser): random test data every PE can recompute for
+// every other PE.
+static inline uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
 static inline int right_neighbor() { return (shmem_my_pe() + 1) % shmem_n_pes(); }
 static inline int left_neighbor() { return (shmem_my_pe() + shmem_n_pes() - 1) % shmem_n_pes(); }
 
