@@ -65,6 +65,8 @@ const shmemi_setting_t shmemi_settings[] = {
      "data queues: exchange mode (a test knob)"},
     {"SHMEMQ_DATAQ_ROUTE", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto direct 2hop",
      "data queues: direct, or two hops through node porters (auto: direct)"},
+    {"SHMEMQ_DATAQ_EXCHANGE", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto alltoallv nbx",
+     "data queues: direct flushes by MPI_Alltoallv or a sparse NBX exchange"},
     {"SHMEMQ_DATAQ_CHUNK", "1G", SHMEMI_SET_SIZE, 1, 2147483647, NULL,
      "data queues: bytes per exchange round (a test knob)"},
     {"SHMEMQ_SESSION_PUTS", "1", SHMEMI_SET_BOOL, 0, 0, NULL,

@@ -3,6 +3,8 @@ libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
 	src/queue/data_queue.c \
 	src/queue/dq_flush.c \
+	src/queue/dq_nbx.h \
+	src/queue/dq_nbx.c \
 	src/queue/dq_plan.h \
 	src/queue/dq_route.h \
 	src/queue/dq_route.c \

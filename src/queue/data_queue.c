@@ -12,6 +12,7 @@
  */
 #include "data_queue.h"
 #include "dq_route.h"
+#include "dq_nbx.h"
 #include "../mpi_rma/agree.h"
 #include "../mpi_rma/registry.h"
 #include <limits.h>
@@ -74,6 +75,7 @@ const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
 static void dq_free_memory(struct shmemi_dataq *q, size_t bufbytes)
 {
     shmemi_queue_data_route_free(q);
+    shmemi_queue_data_nbx_free(q);
     if (q->buf_out)
         shmemi_queue_data_buf_give(q->buf_out, bufbytes);
     if (q->buf_in)
@@ -96,6 +98,7 @@ struct dq_params {
     int xfer;           /* enum shmemi_dataq_xfer asked for (SHMEMQ_DATAQ_XFER) */
     size_t chunk;       /* rounds mode: bytes per pair and round (SHMEMQ_DATAQ_CHUNK) */
     int route;          /* enum shmemi_dataq_route_mode asked for (SHMEMQ_DATAQ_ROUTE) */
+    int exch;           /* enum shmemi_dataq_exchange asked for (SHMEMQ_DATAQ_EXCHANGE) */
 };
 
 /* Without a usable team there is no collective to take part in: these fail alone. */
@@ -182,6 +185,15 @@ static void dq_read_transfer_knobs(struct dq_params *want)
     else if (rs && strcmp(rs, "direct") && strcmp(rs, "auto"))
         shmemi_debug("shmem_queue_data_create", "SHMEMQ_DATAQ_ROUTE=%s is not direct, 2hop or "
                      "auto: direct", rs);
+    want->exch = SHMEMI_DATAQ_EXCH_AUTO;
+    const char *es = getenv("SHMEMQ_DATAQ_EXCHANGE");
+    if (es && !strcmp(es, "alltoallv"))
+        want->exch = SHMEMI_DATAQ_EXCH_ALLTOALLV;
+    else if (es && !strcmp(es, "nbx"))
+        want->exch = SHMEMI_DATAQ_EXCH_NBX;
+    else if (es && strcmp(es, "auto"))
+        shmemi_debug("shmem_queue_data_create", "SHMEMQ_DATAQ_EXCHANGE=%s is not alltoallv, "
+                     "nbx or auto: auto", es);
     want->chunk = SHMEMI_MAX_MPI_COUNT;
     const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
     if (cs && (shmemi_parse_size(cs, &want->chunk) != 0 || want->chunk == 0 ||
@@ -232,7 +244,8 @@ enum {
     DQ_AGREE_CHUNK = 8,
     DQ_AGREE_ROOM = 10, /* may differ (default rooms): its max sizes the counts */
     DQ_AGREE_ROUTE = 12,
-    DQ_AGREE_LEN = 14
+    DQ_AGREE_EXCH = 14,
+    DQ_AGREE_LEN = 16
 };
 
 static int dq_all_same(const uint64_t *g, int at)
@@ -274,6 +287,8 @@ static int dq_agree(const char *routine, shmem_team_t team, const struct dq_para
         [DQ_AGREE_ROOM + 1] = ~(uint64_t)want->room,
         [DQ_AGREE_ROUTE] = (uint64_t)want->route,
         [DQ_AGREE_ROUTE + 1] = ~(uint64_t)want->route,
+        [DQ_AGREE_EXCH] = (uint64_t)want->exch,
+        [DQ_AGREE_EXCH + 1] = ~(uint64_t)want->exch,
     };
     uint64_t all[DQ_AGREE_LEN];
     if (mrc == MPI_SUCCESS) {
@@ -289,7 +304,8 @@ static int dq_agree(const char *routine, shmem_team_t team, const struct dq_para
     } else if (!rc) {
         if (all[DQ_AGREE_BAD] || !dq_all_same(all, DQ_AGREE_ELEM) ||
             !dq_all_same(all, DQ_AGREE_MAX_BYTES) || !dq_all_same(all, DQ_AGREE_XFER) ||
-            !dq_all_same(all, DQ_AGREE_CHUNK) || !dq_all_same(all, DQ_AGREE_ROUTE)) {
+            !dq_all_same(all, DQ_AGREE_CHUNK) || !dq_all_same(all, DQ_AGREE_ROUTE) ||
+            !dq_all_same(all, DQ_AGREE_EXCH)) {
             shmemi_debug(routine,
                          "the PEs of the team disagree on the config (or one has a bad one)");
             rc = SHMEM_QUEUE_ERR_ARG;
@@ -330,6 +346,25 @@ static int dq_choose_transfer(int asked, size_t maxroom, int npes)
 #endif
     }
     return xfer;
+}
+
+/* Direct mode's exchange, from agreed inputs (the same on every PE): NBX (q->nbx kept and
+ * served by the progress hook) or the alltoallv collectives (q->nbx freed). NBX sends a
+ * room as one message with an int count: larger rooms stay with alltoallv. */
+static void dq_choose_exchange(const char *routine, struct shmemi_dataq *q,
+                               const struct dq_params *want, size_t maxroom, int npes)
+{
+    if (q->nbx == NULL) /* alltoallv asked for, or routed */
+        return;
+    int nbx = want->exch == SHMEMI_DATAQ_EXCH_NBX ? shmemi_queue_data_nbx_fits(maxroom)
+                                                  : shmemi_queue_data_nbx_auto(npes, maxroom);
+    if (want->exch == SHMEMI_DATAQ_EXCH_NBX && !nbx)
+        shmemi_debug(routine, "SHMEMQ_DATAQ_EXCHANGE=nbx: a room of %zu bytes passes an int "
+                     "count, so this data queue uses the alltoallv exchange", maxroom);
+    if (nbx)
+        shmemi_queue_data_nbx_enable(q);
+    else
+        shmemi_queue_data_nbx_free(q);
 }
 
 /* Fill in the agreed queue, list it for finalize and publish its magic last. */
@@ -416,6 +451,10 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);
         local = SHMEM_QUEUE_ERR_NOMEM;
     }
+    /* direct: the sparse exchange's state, before the agreement so a failure is agreed */
+    if (!local && !routed && want.exch != SHMEMI_DATAQ_EXCH_ALLTOALLV &&
+        (local = shmemi_queue_data_nbx_alloc(q)) != 0)
+        shmemi_debug(routine, "out of memory for the sparse exchange");
     MPI_Comm comm = MPI_COMM_NULL, ctrl = MPI_COMM_NULL;
     size_t maxroom = 0;
     rc = dq_agree(routine, team, &want, local, &comm, &ctrl, &maxroom);
@@ -431,6 +470,7 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
         MPI_Comm_free(&ctrl);
         return rc;
     }
+    dq_choose_exchange(routine, q, &want, maxroom, npes);
     dq_go_live(routine, q, team, &want, qconfig->thread_model == SHMEM_QUEUE_SHARED, comm, ctrl,
                dq_choose_transfer(want.xfer, maxroom, npes));
     *queue = (shmem_queue_t)(void *)q;
@@ -592,7 +632,12 @@ int shmem_queue_data_progress(shmem_queue_t queue, shmem_team_t team)
     if (q->rt)
         return 0;
     /* Idle: start a background flush. In flight: test it, never start another in the
-     * same call. The call that sees it complete returns its status. */
+     * same call. The call that sees it complete returns its status; an NBX flush may
+     * complete in the progress hook (dq_nbx.c), and then the next call reports it. */
+    if (q->h.phase == SHMEMI_DATAQ_IDLE && q->bg_done) {
+        q->bg_done = 0;
+        return q->bg_done_rc;
+    }
     if (q->h.phase == SHMEMI_DATAQ_IDLE && (rc = shmemi_queue_data_flush_start(q, 1)) != 0)
         return rc;
     rc = shmemi_queue_data_flush_step(q, 0);
@@ -775,5 +820,6 @@ void shmemi_queue_data_fini(void)
                          (unsigned long long)id);
     }
     shmemi_registry_clear(&live);
+    shmemi_queue_data_nbx_fini();
     shmemi_queue_data_buf_cache_free();
 }

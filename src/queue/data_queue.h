@@ -17,7 +17,7 @@
  * may lie in either array; the peers' rooms stay at buf + p*room.
  *
  * Files: data_queue.c (the API and the list of live queues), dq_flush.c (the flush
- * engine), dq_size.c (the default room), dq_bufcache.c (exchange buffers kept for reuse).
+ * engine), dq_nbx.c (its sparse exchange, SHMEMQ_DATAQ_EXCHANGE=nbx), dq_size.c (the default room), dq_bufcache.c (exchange buffers kept for reuse).
  * Names (docs/architecture.md, "Names"): dq_ for what has internal linkage (statics,
  * and the static inlines here); shmemi_queue_data_ for every function or variable with
  * external linkage, whether the other data-queue files or other layers call it: the
@@ -53,13 +53,15 @@ enum shmemi_dataq_route_mode {
 };
 
 struct shmemi_dq_route;
+struct shmemi_dq_nbx;
 
 /* Phases of a flush, shared by the blocking global flush and the background one. */
 enum shmemi_dataq_phase {
     SHMEMI_DATAQ_IDLE = 0,
     SHMEMI_DATAQ_COUNTS, /* Ialltoall of {outgoing bytes, free incoming bytes} per peer */
     SHMEMI_DATAQ_AGREE,  /* Iallreduce {overflow, rounds} (+ Ialltoallv when not in rounds) */
-    SHMEMI_DATAQ_MOVE    /* rounds mode: one Ialltoallw per round */
+    SHMEMI_DATAQ_MOVE,   /* rounds mode: one Ialltoallw per round */
+    SHMEMI_DATAQ_NBX     /* sparse exchange in flight (dq_nbx.c) */
 };
 
 /* the inline pop (shmemq/dataq.h) reads h.phase == 0 as "no flush in flight" */
@@ -79,6 +81,7 @@ struct shmemi_dataq {
     size_t chunk; /* rounds mode: most bytes one pair moves in one round */
     char *buf_out, *buf_in; /* the two arrays of rooms (see the layout above); NULL when routed */
     struct shmemi_dq_route *rt; /* routed mode (dq_route.h), NULL in direct mode */
+    struct shmemi_dq_nbx *nbx;  /* direct mode's sparse exchange (dq_nbx.h), else NULL */
 
     /* the flush in flight (background or blocking); h.phase says which step */
     int bg;                  /* started by shmem_queue_data_progress */

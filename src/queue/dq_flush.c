@@ -16,6 +16,7 @@
  */
 #include "data_queue.h"
 #include "dq_route.h"
+#include "dq_nbx.h"
 #include "../mpi_rma/agree.h"
 
 /* Snapshot and start a flush: compact incoming rooms, exchange {out, free} per peer. */
@@ -23,6 +24,8 @@ int shmemi_queue_data_flush_start(struct shmemi_dataq *q, int bg)
 {
     if (q->rt) /* routed: the whole flush, blocking; the queue stays IDLE */
         return shmemi_queue_data_route_flush(q);
+    if (q->nbx) /* sparse exchange instead of the three collectives below */
+        return shmemi_queue_data_nbx_start(q, bg);
     dq_lock(q);
     for (int p = 0; p < q->h.npes; p++) {
         char *base = q->h.in_at[p];
@@ -245,6 +248,8 @@ static int dq_flush_advance(struct shmemi_dataq *q)
  * flight, or an error (the flush is abandoned: the queue is then unusable). */
 int shmemi_queue_data_flush_step(struct shmemi_dataq *q, int block)
 {
+    if (q->nbx)
+        return shmemi_queue_data_nbx_step(q, block);
     while (q->h.phase != SHMEMI_DATAQ_IDLE) {
         int rc;
         if (block) {
