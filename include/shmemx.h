@@ -125,8 +125,10 @@ enum {
     SHMEMX_QUEUE_MODE_COMM_RMA = 1,  /* comm queue, MPI RMA bursts off the node (default) */
     SHMEMX_QUEUE_MODE_COMM_AM = 2,   /* comm queue, active-message bursts (SHMEMQ_COMM_PATH=am) */
     SHMEMX_QUEUE_MODE_DATA_FLAT = 3, /* data queue, one room per peer each way, alltoallv */
-    SHMEMX_QUEUE_MODE_DATA_ROUTED = 4 /* data queue, two hops through node porters
+    SHMEMX_QUEUE_MODE_DATA_ROUTED = 4, /* data queue, two hops through node porters
                                          (SHMEMQ_DATAQ_ROUTE=2hop): a buffer per porter */
+    SHMEMX_QUEUE_MODE_DATA_NBX = 5    /* data queue, rooms as FLAT, sparse (NBX) exchange
+                                         (SHMEMQ_DATAQ_EXCHANGE): no per-peer counts */
 };
 typedef struct shmemx_queue_usage {
     uint32_t mode;          /* SHMEMX_QUEUE_MODE_* */

@@ -1,4 +1,4 @@
-# data: data queues (collective over a team, MPI_Alltoallv exchange).
+# data: data queues (collective over a team, MPI_Alltoallv or sparse NBX exchange).
 libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
 	src/queue/data_queue.c \
@@ -19,11 +19,24 @@ test_test_dataq_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq.cc
 test_test_dataq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_LDADD = $(TEST_LIBS)
 test_test_dataq_LDFLAGS = $(NOINSTALL_FLAGS)
+check_PROGRAMS += test/test_dataq_nbx
+test_test_dataq_nbx_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_nbx.cc
+test_test_dataq_nbx_CPPFLAGS = $(TEST_INCLUDES)
+test_test_dataq_nbx_LDADD = $(TEST_LIBS)
+test_test_dataq_nbx_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_dataq_route
 test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
 test_test_dataq_route_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_route_LDADD = $(TEST_LIBS)
 test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
+endif
+
+# All of test_dataq again with every direct flush through the sparse exchange
+# (SHMEMQ_DATAQ_EXCHANGE=nbx), in every configuration run-mpi.sh runs: test/dataq_nbx.sh
+EXTRA_DIST += test/dataq_nbx.sh
+if BUILD_TESTS
+TESTS += test/dataq_nbx.sh
+test/dataq_nbx.log: test/test_dataq$(EXEEXT)
 endif
 
 EXTRA_DIST += examples/indexgather.c

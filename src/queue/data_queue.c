@@ -361,10 +361,17 @@ static void dq_choose_exchange(const char *routine, struct shmemi_dataq *q,
     if (want->exch == SHMEMI_DATAQ_EXCH_NBX && !nbx)
         shmemi_debug(routine, "SHMEMQ_DATAQ_EXCHANGE=nbx: a room of %zu bytes passes an int "
                      "count, so this data queue uses the alltoallv exchange", maxroom);
-    if (nbx)
-        shmemi_queue_data_nbx_enable(q);
-    else
+    if (!nbx) {
         shmemi_queue_data_nbx_free(q);
+        return;
+    }
+    /* the per-peer count arrays are the alltoallv exchange's: NBX keeps none */
+    free(q->send), free(q->recv), free(q->rdisp), free(q->xmine), free(q->xpeer);
+    free(q->vbuf);
+    q->send = q->recv = q->rdisp = NULL;
+    q->xmine = q->xpeer = NULL;
+    q->vbuf = NULL;
+    shmemi_queue_data_nbx_enable(q);
 }
 
 /* Fill in the agreed queue, list it for finalize and publish its magic last. */

@@ -108,6 +108,17 @@ void shmemi_queue_data_nbx_free(struct shmemi_dataq *q)
     q->nbx = NULL;
 }
 
+uint64_t shmemi_queue_data_nbx_scratch(struct shmemi_dataq *q)
+{
+    const struct shmemi_dq_nbx *x = q->nbx;
+    uint64_t b = (uint64_t)x->scap * (sizeof *x->s + sizeof *x->sreq) +
+                 (uint64_t)x->rcap * sizeof *x->r;
+    for (int i = 0; i < x->rcap; i++)
+        if (x->r[i])
+            b += sizeof **x->r;
+    return b;
+}
+
 void shmemi_queue_data_nbx_fini(void)
 {
     pthread_mutex_lock(&nbx_lock);

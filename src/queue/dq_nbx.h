@@ -68,6 +68,8 @@ int shmemi_queue_data_nbx_alloc(struct shmemi_dataq *q);
 void shmemi_queue_data_nbx_enable(struct shmemi_dataq *q);
 /* Stop serving q and free its NBX state (q is idle); q->nbx becomes NULL. */
 void shmemi_queue_data_nbx_free(struct shmemi_dataq *q);
+/* Bytes of the exchange's lists now (shmemx_queue_usage's scratch). */
+uint64_t shmemi_queue_data_nbx_scratch(struct shmemi_dataq *q);
 /* shmem_finalize, after the last queue: the hook goes. */
 void shmemi_queue_data_nbx_fini(void);
 /* Start a flush (bg: by shmem_queue_data_progress). */

@@ -16,6 +16,7 @@
 #include "comm_queue.h"
 #include "data_queue.h"
 #include "dq_route.h"
+#include "dq_nbx.h"
 #include "queue_usage.h"
 
 /* Chunks an RMA-path queue allocates before it reclaims in-flight bursts (cq_push.c). */
@@ -111,6 +112,32 @@ static uint64_t dq_meta(int npes)
            4 * n * sizeof(uint64_t) + (vb > vc ? vb : vc);
 }
 
+/* NBX mode: the rooms' per-peer arrays only (the exchange's count arrays are freed when
+ * NBX is chosen, dq_choose_exchange) and the exchange's state. */
+static uint64_t dq_meta_nbx(int npes)
+{
+    uint64_t n = (uint64_t)npes;
+    return sizeof(struct shmemi_dataq) + 2 * n * sizeof(char *) + 3 * n * sizeof(size_t) +
+           sizeof(struct shmemi_dq_nbx);
+}
+
+/* Most scratch the NBX lists reach: n - 1 destinations and n - 1 sources in one flush
+ * (capacities double from 8, dq_nbx.c). A message that overflows its room passes
+ * through a buffer of its size that the flush frees: not counted. */
+static uint64_t dq_nbx_cap(uint64_t k)
+{
+    uint64_t c = 0;
+    while (c < k)
+        c = c ? 2 * c : 8;
+    return c;
+}
+static uint64_t dq_nbx_scratch_max(int npes)
+{
+    uint64_t c = dq_nbx_cap((uint64_t)npes - 1);
+    return c * (sizeof(struct dq_nbx_send) + sizeof(MPI_Request) + sizeof(void *) +
+                sizeof(struct dq_nbx_recv));
+}
+
 /* Bytes of records buffered in open chunks (not yet issued). */
 static uint64_t cq_held(shmem_queue_t q)
 {
@@ -150,7 +177,8 @@ static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
 {
     dq_lock(q);
     int n = q->h.npes;
-    u->mode = q->rt ? SHMEMX_QUEUE_MODE_DATA_ROUTED : SHMEMX_QUEUE_MODE_DATA_FLAT;
+    u->mode = q->rt ? SHMEMX_QUEUE_MODE_DATA_ROUTED
+            : q->nbx ? SHMEMX_QUEUE_MODE_DATA_NBX : SHMEMX_QUEUE_MODE_DATA_FLAT;
     u->npes = (uint32_t)n;
     uint64_t held = 0;
     for (int p = 0; p < n; p++)
@@ -162,8 +190,8 @@ static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
         u->meta_bytes = shmemi_queue_data_route_meta(n, q->rt->n) + shmemi_qtraffic_bytes(&q->tr);
         shmemi_queue_data_route_usage(q, &u->buffers, &u->buffer_bytes, &u->scratch_bytes);
     } else {
-        u->meta_bytes = dq_meta(n) + shmemi_qtraffic_bytes(&q->tr);
-        u->scratch_bytes = 0;
+        u->meta_bytes = (q->nbx ? dq_meta_nbx(n) : dq_meta(n)) + shmemi_qtraffic_bytes(&q->tr);
+        u->scratch_bytes = q->nbx ? shmemi_queue_data_nbx_scratch(q) : 0;
         /* one outgoing and one incoming room per peer, all allocated at create */
         u->buffers = 2 * (uint64_t)n;
         u->buffer_bytes = 2 * (uint64_t)n * q->h.room;
@@ -225,7 +253,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
     if (node_pes > npes)
         node_pes = npes; /* a node holds at most the whole job */
     int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM;
-    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && mode != SHMEMX_QUEUE_MODE_DATA_ROUTED) {
+    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && mode != SHMEMX_QUEUE_MODE_DATA_ROUTED &&
+        mode != SHMEMX_QUEUE_MODE_DATA_NBX) {
         shmemi_debug(routine, "unknown mode %d", mode);
         return SHMEM_QUEUE_ERR_ARG;
     }
@@ -299,7 +328,9 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
             m->buffer_bytes = shmemi_queue_data_route_proom(npes, node_pes);
             m->min_buffers = m->max_buffers = (uint64_t)node_pes;
         } else {
-            m->meta_bytes = dq_meta(npes);
+            m->meta_bytes = mode == SHMEMX_QUEUE_MODE_DATA_NBX ? dq_meta_nbx(npes) : dq_meta(npes);
+            /* NBX: the lists grow with the peers of a flush, up to all of them */
+            m->scratch_once_bytes = mode == SHMEMX_QUEUE_MODE_DATA_NBX ? dq_nbx_scratch_max(npes) : 0;
             m->buffer_bytes = room;
             m->min_buffers = m->max_buffers = 2 * (uint64_t)npes;
         }
