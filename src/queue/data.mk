@@ -39,6 +39,13 @@ TESTS += test/dataq_nbx.sh
 test/dataq_nbx.log: test/test_dataq$(EXEEXT)
 endif
 
+# one global flush with sparse traffic, alltoallv against NBX (docs/data_queues.md)
+noinst_PROGRAMS += bench/dataq_flush
+bench_dataq_flush_SOURCES = bench/dataq_flush.c
+bench_dataq_flush_LDADD = $(SHMEMQ_LIBS)
+bench_dataq_flush_LDFLAGS = $(NOINSTALL_FLAGS)
+EXTRA_DIST += bench/dataq_exchange.sh
+
 EXTRA_DIST += examples/indexgather.c
 
 noinst_PROGRAMS += examples/indexgather
