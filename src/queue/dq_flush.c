@@ -13,6 +13,8 @@
  * progress different numbers of times, the global flush and destroy first agree (on a
  * second communicator, q->ctrl) on how many flushes were started and let every PE catch
  * up, so the collectives always match (shmemi_queue_data_sync).
+ * With SHMEMQ_DATAQ_EXCHANGE choosing NBX (q->nbx set), start and step hand the flush to
+ * the sparse exchange of dq_nbx.c instead; the catch-up agreement is the same.
  */
 #include "data_queue.h"
 #include "dq_route.h"

@@ -33,7 +33,11 @@
 #include <limits.h>
 #include <sched.h>
 
-#define DQ_NBX_AUTO_MIN_PES INT_MAX /* see shmemi_queue_data_nbx_auto */
+/* auto: NBX above the PE counts measured here (2-16 PEs on one 2-core VM: neither
+ * exchange wins beyond the noise, so alltoallv, the older path, stays); above them by
+ * the cost argument of docs/data_queues.md, "Sparse flushes (NBX)": alltoallv pays
+ * O(P) per flush whatever the traffic, NBX about twice the messages of a dense flush. */
+#define DQ_NBX_AUTO_MIN_PES 17
 
 int shmemi_queue_data_nbx_fits(size_t maxroom)
 {
