@@ -47,7 +47,8 @@ static const char *mode_name(uint32_t m)
     return m == SHMEMX_QUEUE_MODE_COMM_RMA ? "comm_rma"
            : m == SHMEMX_QUEUE_MODE_COMM_AM ? "comm_am"
            : m == SHMEMX_QUEUE_MODE_DATA_FLAT ? "data_flat"
-           : m == SHMEMX_QUEUE_MODE_DATA_ROUTED ? "data_routed" : "?";
+           : m == SHMEMX_QUEUE_MODE_DATA_ROUTED ? "data_routed"
+           : m == SHMEMX_QUEUE_MODE_DATA_NBX ? "data_nbx" : "?";
 }
 
 static uint64_t max_u64(uint64_t v)

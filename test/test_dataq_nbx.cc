@@ -310,6 +310,30 @@ TEST(DataQueueNbx, TwoQueuesFlushedAlternately)
     }
 }
 
+// auto: alltoallv up to 16 PEs, NBX above (docs/data_queues.md); run-mpi.sh's runs
+// check the first half, a run at 17 PEs or more the second.
+TEST(DataQueueNbx, AutoFollowsTheTeamSize)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    Exchange ex("auto");
+    shmem_queue_config_t c = data_queue_cfg(1024, 8);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_usage_t u;
+    ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+    EXPECT_EQ(u.mode, n > 16 ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_NBX
+                             : (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT);
+    // and it works: one element to every PE
+    for (int p = 0; p < n; p++) {
+        int64_t v = val(7, me, p, 0);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int p = 0; p < n; p++)
+        ASSERT_NO_FATAL_FAILURE(expect_from(q, 7, p, me, 0, 1));
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
 // The PEs must agree on the exchange: one PE asking for nbx while the others ask for
 // alltoallv fails the create on every PE. Alone, a PE cannot disagree: an unknown value
 // is auto, and the queue works.
