@@ -16,7 +16,9 @@
 
 namespace {
 
-void sim_case(int routed, int hot_pct, size_t elem)
+// nbx: direct flushes through the sparse exchange (SHMEMQ_DATAQ_EXCHANGE=nbx), whose
+// counts must be the alltoallv exchange's (docs/data_queues.md, "Sparse flushes").
+void sim_case(int routed, int hot_pct, size_t elem, int nbx = 0)
 {
     const int np = shmem_n_pes(), me = shmem_my_pe();
     const int n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
@@ -26,9 +28,11 @@ void sim_case(int routed, int hot_pct, size_t elem)
     shmem_queue_config_t c = data_queue_cfg(0, elem);
     if (routed)
         setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1);
+    setenv("SHMEMQ_DATAQ_EXCHANGE", nbx ? "nbx" : "alltoallv", 1);
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     unsetenv("SHMEMQ_DATAQ_ROUTE");
+    unsetenv("SHMEMQ_DATAQ_EXCHANGE");
     shmemx_queue_model_t mf, mr;
     ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_FLAT, np, n, &mf), 0);
     ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n, &mr), 0);
@@ -54,6 +58,7 @@ void sim_case(int routed, int hot_pct, size_t elem)
         shmemx_queue_usage_t u;
         ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
         EXPECT_EQ(u.mode, (uint32_t)(routed ? SHMEMX_QUEUE_MODE_DATA_ROUTED
+                                     : nbx  ? SHMEMX_QUEUE_MODE_DATA_NBX
                                             : SHMEMX_QUEUE_MODE_DATA_FLAT));
         EXPECT_EQ(u.flushes, (uint64_t)f + 1);
         EXPECT_EQ(u.msgs_last, (uint64_t)pe[me].msgs) << "flush " << f;
@@ -85,6 +90,8 @@ void sim_case(int routed, int hot_pct, size_t elem)
 
 TEST(Sim, DirectUniform) { sim_case(0, 0, 8); }
 TEST(Sim, DirectHotNode) { sim_case(0, 50, 8); }
+TEST(Sim, DirectUniformNbx) { sim_case(0, 0, 8, 1); }
+TEST(Sim, DirectHotNodeNbx) { sim_case(0, 50, 8, 1); }
 TEST(Sim, RoutedUniform) { sim_case(1, 0, 8); }
 TEST(Sim, RoutedHotNode) { sim_case(1, 50, 8); }
 TEST(Sim, RoutedOddRecords) { sim_case(1, 0, 12); }
