@@ -173,6 +173,7 @@ TEST(DataQueueNbx, OverflowPastTheRoomExactTotals)
         shmem_queue_t q = make(m, R * 8);
         ASSERT_NE(q, nullptr);
         int pushed = 0, popped = 0;
+        int whole = 0, part = 0; // flushes that refused a whole message / part of one
         uint64_t flushes = 0;
         for (int round = 0; popped < total; round++) {
             ASSERT_LT(round, 100) << m;
@@ -197,8 +198,13 @@ TEST(DataQueueNbx, OverflowPastTheRoomExactTotals)
             ASSERT_EQ(shmem_query_data_size(q, &in1, &out1, SHMEM_QUEUE_ANY_PE), 0);
             EXPECT_EQ(in1 + out1, in0 + out0) << m << ": nothing lost, nothing doubled";
             EXPECT_EQ(in1, in0 + out0 < (size_t)R * 8 ? in0 + out0 : (size_t)R * 8) << m;
-            // pop 3 (or what is there): the next flush refuses part of a message
-            int want = round % 2 ? 3 : R;
+            if (in0 == (size_t)R * 8 && out0 > 0)
+                whole++;
+            else if (in0 > 0 && ovf)
+                part++;
+            // pop all, 3 or none, in turn: after 3 the next flush refuses part of a
+            // message, after none (a full room) all of it
+            int want = round % 3 == 0 ? R : round % 3 == 1 ? 3 : 0;
             size_t have = in1 / 8;
             int k = (int)(have < (size_t)want ? have : (size_t)want);
             std::vector<int64_t> got(k + 1);
@@ -211,6 +217,8 @@ TEST(DataQueueNbx, OverflowPastTheRoomExactTotals)
         }
         EXPECT_EQ(pushed, total);
         EXPECT_EQ(popped, total);
+        EXPECT_GT(whole, 0) << m;
+        EXPECT_GT(part, 0) << m;
         shmemx_queue_stats_t st;
         ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
         EXPECT_EQ(st.bytes, (uint64_t)total * 8) << m;
