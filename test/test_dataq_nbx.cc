@@ -13,6 +13,7 @@
 #include <cstring>
 #include <string>
 #include <vector>
+#include <sched.h>
 #include "test_util.h"
 
 namespace {
@@ -316,6 +317,51 @@ TEST(DataQueueNbx, TwoQueuesFlushedAlternately)
         EXPECT_EQ(shmem_queue_data_destroy(&a, SHMEM_TEAM_WORLD), 0);
         EXPECT_EQ(shmem_queue_data_destroy(&b, SHMEM_TEAM_WORLD), 0);
     }
+}
+
+// A PE that started a background NBX flush and then waits in shmem_barrier_all still
+// receives and acknowledges the others' messages (the progress hook), so they finish
+// the flush by progress calls alone before they reach the barrier. (With the alltoallv
+// exchange this program hangs: its flush's later collectives start only in the
+// starting PE's own data-queue calls.)
+TEST(DataQueueNbx, HookServesWhileInBarrier)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe();
+    shmem_queue_t q = make("nbx", 1024);
+    ASSERT_NE(q, nullptr);
+    for (int p = 0; p < n; p++) {
+        int64_t v = val(8, me, p, 0);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+    }
+    shmemx_queue_usage_t u;
+    if (me == 0) {
+        ASSERT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0); // starts the flush
+        shmem_barrier_all();
+        // done by the hook (or by this call); the next call reports it, once
+        long calls = 0;
+        do {
+            ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+            if (u.flushes == 0) {
+                ASSERT_GE(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
+            }
+            ASSERT_LT(++calls, 10000000L);
+        } while (u.flushes == 0);
+    } else {
+        long calls = 0;
+        do { // this PE's flush needs PE 0's acknowledgement, and PE 0 is in the barrier
+            ASSERT_GE(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
+            ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+            ASSERT_LT(++calls, 10000000L);
+            sched_yield();
+        } while (u.flushes == 0);
+        shmem_barrier_all();
+    }
+    EXPECT_EQ(u.flushes, 1u);
+    // a global flush catches up whoever started a second background flush meanwhile
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int p = 0; p < n; p++)
+        ASSERT_NO_FATAL_FAILURE(expect_from(q, 8, p, me, 0, 1));
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
 // auto: alltoallv up to 16 PEs, NBX above (docs/data_queues.md); run-mpi.sh's runs
