@@ -19,11 +19,11 @@
  * it also does what the synchronous send did (the sender knows the message arrived),
  * and the overflow agreement needs no second collective.
  *
- * Flush k's messages cannot mix with flush k+1's: a PE starts flush k+1 only after flush
- * k's reduction completed everywhere it matters for it, but a fast PE's flush-k+1 data
- * can reach a PE still polling flush k; the parity tag keeps it waiting in MPI until
- * then. Flush k+2's cannot come earlier (it needs this PE's part of flush k+1). Queues
- * never mix: each has its own communicator.
+ * Flushes never mix: a PE that saw flush k's reduction complete may send flush k+1's
+ * data to a PE still polling flush k, so consecutive flushes use two tag pairs by
+ * parity, and that message waits in MPI until its receiver starts flush k+1. Flush
+ * k+2's cannot come earlier: its sender needs this PE's part of flush k+1. Queues never
+ * mix: each has its own communicator.
  *
  * A PE outside this queue's calls still serves its flush: a progress hook polls while
  * the PE waits in any other library call, as MPI progresses a pending alltoallv.
