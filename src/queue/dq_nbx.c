@@ -33,11 +33,12 @@
 #include <limits.h>
 #include <sched.h>
 
-/* auto: NBX above the PE counts measured here (2-16 PEs on one 2-core VM: neither
- * exchange wins beyond the noise, so alltoallv, the older path, stays); above them by
- * the cost argument of docs/data_queues.md, "Sparse flushes (NBX)": alltoallv pays
- * O(P) per flush whatever the traffic, NBX about twice the messages of a dense flush. */
-#define DQ_NBX_AUTO_MIN_PES 17
+/* auto: NBX from 4096 PEs. Measured at 2-16 PEs (one 2-core VM): neither exchange wins
+ * beyond the noise. bench/simulate's LogGP model puts the crossover at 1 destination
+ * per PE and flush below 64 PEs, 16 between 2048 and 4096, 100 between 8192 and 16384;
+ * dense flushes never (NBX sends twice the messages). docs/data_queues.md, "Sparse
+ * flushes (NBX)", has the figures. */
+#define DQ_NBX_AUTO_MIN_PES 4096
 
 int shmemi_queue_data_nbx_fits(size_t maxroom)
 {
