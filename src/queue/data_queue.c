@@ -60,12 +60,27 @@ static int dq_check_handle_coll(const char *routine, shmem_queue_t queue,
 
 /* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
  * (so the inline push needs no counter). Caller holds the lock. */
+/* Bytes waiting to be popped from pe and pushed to pe and not flushed (pe may be
+ * SHMEM_QUEUE_ANY_PE: the sums). Caller holds the lock. */
+static void dq_sizes(const struct shmemi_dataq *q, int pe, size_t *in, size_t *out)
+{
+    if (q->rt) { /* routed: no per-peer arrays (dq_route.h) */
+        shmemi_queue_data_route_sizes(q, pe, in, out);
+        return;
+    }
+    *in = *out = 0;
+    for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
+         p < (pe == SHMEM_QUEUE_ANY_PE ? q->h.npes : pe + 1); p++) {
+        *in += q->h.in_len[p];
+        *out += q->h.out_len[p];
+    }
+}
+
 static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
 {
-    uint64_t b = q->stats.bytes;
-    for (int p = 0; p < q->h.npes; p++)
-        b += q->h.out_len[p];
-    return b / q->h.elem;
+    size_t in, out;
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
+    return (q->stats.bytes + out) / q->h.elem;
 }
 
 const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
@@ -462,21 +477,21 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
     }
     size_t bytes = nelems * q->h.elem;
     dq_lock(q);
+    if (q->rt) { /* routed: the same FULL rule on its destination table (dq_route.c) */
+        rc = shmemi_queue_data_route_push(q, src, bytes, pe);
+        q->stats.full_returns += rc == SHMEM_QUEUE_ERR_FULL;
+        dq_unlock(q);
+        if (rc == SHMEM_QUEUE_ERR_NOMEM)
+            shmemi_debug(routine, "out of memory growing a porter buffer");
+        return rc;
+    }
     size_t len = q->h.out_len[pe];
     if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) { /* the logical room, in both modes */
         q->stats.full_returns++;
         dq_unlock(q);
         return SHMEM_QUEUE_ERR_FULL;
     }
-    if (q->rt) {
-        if ((rc = shmemi_queue_data_route_push(q, src, bytes, pe)) != 0) {
-            dq_unlock(q);
-            shmemi_debug(routine, "out of memory growing a porter buffer");
-            return rc;
-        }
-    } else {
-        memcpy(q->h.out_at[pe] + len, src, bytes);
-    }
+    memcpy(q->h.out_at[pe] + len, src, bytes);
     q->h.out_len[pe] = len + bytes;
     dq_unlock(q);
     return 0;
@@ -516,6 +531,11 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
         return SHMEM_QUEUE_ERR_ARG;
     }
     dq_lock(q);
+    if (q->rt) { /* routed: its list of sources (dq_route_in.c) */
+        rc = shmemi_queue_data_route_pop(q, dest, bytes, pe);
+        dq_unlock(q);
+        return rc;
+    }
     if (pe != SHMEM_QUEUE_ANY_PE) {
         if (q->h.in_len[pe] < bytes) {
             dq_unlock(q);
@@ -617,13 +637,9 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
         shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->h.npes);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t in = 0, out = 0;
+    size_t in, out;
     dq_lock(q);
-    for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
-         p < (pe == SHMEM_QUEUE_ANY_PE ? q->h.npes : pe + 1); p++) {
-        in += q->h.in_len[p];
-        out += q->h.out_len[p];
-    }
+    dq_sizes(q, pe, &in, &out);
     dq_unlock(q);
     if (incoming)
         *incoming = in;
@@ -644,10 +660,9 @@ int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
         shmemi_debug(routine, "attr is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t out = 0;
+    size_t in, out;
     dq_lock(q);
-    for (int p = 0; p < q->h.npes; p++)
-        out += q->h.out_len[p];
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
     dq_unlock(q);
     attr->queue_id = q->queue_id;
     attr->outstanding_elems = out / q->h.elem; /* pushed, not yet moved by a flush */
@@ -727,9 +742,9 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
     int src = shmemi_queue_data_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
     if (src == SHMEM_QUEUE_ERR_ARG)
         return src;
-    size_t left = 0;
-    for (int p = 0; p < q->h.npes; p++)
-        left += q->h.out_len[p] + q->h.in_len[p];
+    size_t in, out;
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
+    size_t left = in + out;
     if (shmemi_env_bool("SHMEMQ_STATS", 0))
         fprintf(stderr,
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "
