@@ -13,6 +13,9 @@
 #include <sched.h>
 #include "test_util.h"
 
+// dq_route.h: tests only, groups the team as if team PE p were on node (m - 1 - p % m)
+extern "C" int shmemi_queue_data_route_test_nodes;
+
 namespace {
 
 int64_t val(int src, int dst, int64_t seq)
@@ -189,7 +192,7 @@ TEST_F(Routed, EmptyFlushesAndOnePeSending)
 // Room of 4 elements per destination and per source: FULL at the fifth push; a flush
 // whose receivers hold 4 unpopped from each source moves nothing and says OVERFLOW on
 // every PE; after pops of 1 (PE 0 pops none) part moves; nothing is lost or reordered.
-TEST_F(Routed, FullAndOverflowWithoutLoss)
+void full_and_overflow()
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
     const int room = 4;
@@ -256,6 +259,92 @@ TEST_F(Routed, FullAndOverflowWithoutLoss)
     EXPECT_EQ(st.full_returns, (uint64_t)n + 1);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
+
+TEST_F(Routed, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+
+// A team that is not node-major (as a launcher placing ranks round robin makes it; the
+// library's test hook groups team PE p on node (2 - 1 - p % 2)): the grid is a table of
+// one int per PE, records arrive in grid order, not source order, and still every
+// source's data comes in order, ANY_PE lowest source first, overflow without loss.
+struct RoutedNotNodeMajor : Routed {
+    void SetUp() override
+    {
+        Routed::SetUp();
+        shmemi_queue_data_route_test_nodes = 2;
+    }
+    void TearDown() override
+    {
+        shmemi_queue_data_route_test_nodes = 0;
+        Routed::TearDown();
+    }
+};
+
+TEST_F(RoutedNotNodeMajor, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
+TEST_F(RoutedNotNodeMajor, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+
+// Sources that come and go: flush 1 from the odd PEs, of which each receiver pops one;
+// flush 2 from the even PEs and the last, merged with what the odd ones left unpopped.
+// Per source in order, ANY_PE lowest source first, sizes per source exact; the model's
+// meta plus the tracking (plus the grid table when not node-major) is the usage's.
+void sparse_sources(int not_node_major)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(0, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    auto sends2 = [&](int s) { return s % 2 == 0 || s == np - 1; };
+    if (me % 2 == 1)
+        for (int d = 0; d < np; d++)
+            for (int j = 0; j < 3; j++) {
+                int64_t v = val(me, d, j);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 1; s < np; s += 2) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 0));
+    }
+    if (sends2(me))
+        for (int d = np - 1; d >= 0; d--) // first pushed to the highest
+            for (int j = 10; j < 12; j++) {
+                int64_t v = val(me, d, j);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+    expect_all(shmem_queue_global_flush(q), 0);
+    std::vector<int64_t> want;
+    for (int s = 0; s < np; s++) {
+        size_t in = 0, out = 1;
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, s), 0);
+        EXPECT_EQ(in, 8u * ((s % 2 ? 2 : 0) + (sends2(s) ? 2 : 0))) << "from " << s;
+        EXPECT_EQ(out, 0u);
+        if (s % 2)
+            want.push_back(val(s, me, 1)), want.push_back(val(s, me, 2));
+        if (sends2(s))
+            want.push_back(val(s, me, 10)), want.push_back(val(s, me, 11));
+    }
+    for (size_t i = 0; i < want.size(); i++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), 0);
+        EXPECT_EQ(x, want[i]) << "#" << i;
+    }
+    int64_t x;
+    EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+    // nodes as grouped: n consecutive PEs (SHMEMQ_NODE_PES), or np / 2 in the test hook
+    const int n = not_node_major ? (np > 1 ? np / 2 : 1) : shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    const uint64_t grid = not_node_major && np > 1 ? (uint64_t)np * sizeof(int) : 0;
+    shmemx_queue_model_t m;
+    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n, &m), 0);
+    shmemx_queue_usage_t u;
+    ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes + grid);
+    EXPECT_EQ(u.held_bytes, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST_F(Routed, SparseSourcesMergeInOrder) { sparse_sources(0); }
+TEST_F(RoutedNotNodeMajor, SparseSourcesMergeInOrder) { sparse_sources(1); }
 
 // More than a porter buffer's worth for every destination at once: porter buffers grow,
 // every element arrives, in order; usage shows the buffers grew and the data held.

@@ -135,7 +135,8 @@ static int rt_rehash(struct shmemi_dq_route *rt, uint32_t nslots)
 static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
 {
     if (rt->nent == rt->entcap) {
-        uint32_t c = rt->entcap ? 2 * rt->entcap : 16;
+        /* small at first (a PE that sends to few holds little), doubling */
+        uint32_t c = rt->entcap ? 2 * rt->entcap : 2;
         struct dq_dent *e = realloc(rt->ent, (size_t)c * sizeof *e);
         if (e == NULL)
             return UINT32_MAX;
@@ -144,7 +145,7 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
     }
     uint32_t nslots = rt->slot ? rt->mask + 1 : 0;
     if (2 * (uint64_t)(rt->nent + 1) > nslots &&
-        rt_rehash(rt, nslots ? 2 * nslots : 32) != 0)
+        rt_rehash(rt, nslots ? 2 * nslots : 4) != 0)
         return UINT32_MAX;
     uint32_t i = rt->nent++;
     rt->ent[i] = (struct dq_dent){d, 0, 0};
