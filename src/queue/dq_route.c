@@ -91,7 +91,8 @@ static void rt_reserve_or_die(struct dq_rbuf *b, size_t extra)
 
 static inline uint32_t rt_hash(uint32_t d, uint32_t mask)
 {
-    return (d * 0x9E3779B1u >> 7) & mask;
+    /* Fibonacci hashing: the high half of the product spreads consecutive PEs */
+    return (uint32_t)((d * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
 }
 
 /* The entry of destination d, or UINT32_MAX. */
