@@ -72,8 +72,10 @@ size_t shmemi_queue_data_route_proom(int npes, int n)
 
 /* ---- buffers ---- */
 
-static int rt_reserve(struct dq_rbuf *b, size_t extra)
+static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
 {
+    if (SHMEMI_LIKELY(extra <= b->cap - b->len)) /* the push path: no call */
+        return 0;
     return shmemi_queue_data_route_reserve(b, extra);
 }
 
@@ -169,9 +171,32 @@ static void rt_table_clear(struct shmemi_dq_route *rt)
     rt->last_d = UINT32_MAX;
 }
 
+/* New runs of at most 4 GiB - 1 each for `bytes`: the push path's fallback, and a flush
+ * keeping data outgoing (each entry once, after the porter buffers were emptied, so no
+ * run to extend). */
+static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
+                          size_t bytes)
+{
+    struct dq_rbuf *b = &rt->porter[l];
+    if (rt_reserve(b, dq_plan_run_bytes(bytes)) != 0)
+        return -1;
+    while (bytes) {
+        struct dq_run r = {i, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
+        rt->plast[l] = b->len;
+        memcpy(b->p + b->len, &r, sizeof r);
+        memcpy(b->p + b->len + sizeof r, s, r.bytes);
+        b->len += sizeof r + r.bytes;
+        s += r.bytes;
+        bytes -= r.bytes;
+    }
+    return 0;
+}
+
 /* Append `bytes` for entry i to the buffer of porter l, extending its last run when that
- * is i's. 0, or -1 (nothing changed) without memory. */
-static int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s, size_t bytes)
+ * is i's. 0, or -1 (nothing changed) without memory. Every push comes here, and only
+ * pushes (one caller: inlined). */
+static inline int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
+                            size_t bytes)
 {
     struct dq_rbuf *b = &rt->porter[l];
     size_t last = rt->plast[l];
@@ -188,17 +213,15 @@ static int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *
             return 0;
         }
     }
-    if (rt_reserve(b, dq_plan_run_bytes(bytes)) != 0)
+    if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
+        return rt_append_runs(rt, l, i, s, bytes);
+    struct dq_run r = {i, (uint32_t)bytes};
+    if (rt_reserve(b, sizeof r + bytes) != 0) /* dq_plan_run_bytes(bytes) below 4 GiB */
         return -1;
-    while (bytes) {
-        struct dq_run r = {i, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
-        rt->plast[l] = b->len;
-        memcpy(b->p + b->len, &r, sizeof r);
-        shmemq_dataq_copy(b->p + b->len + sizeof r, s, r.bytes);
-        b->len += sizeof r + r.bytes;
-        s += r.bytes;
-        bytes -= r.bytes;
-    }
+    rt->plast[l] = b->len;
+    memcpy(b->p + b->len, &r, sizeof r);
+    shmemq_dataq_copy(b->p + b->len + sizeof r, s, bytes);
+    b->len += sizeof r + bytes;
     return 0;
 }
 
@@ -540,7 +563,7 @@ static void rt_keep(struct shmemi_dataq *q, uint32_t i, size_t keep)
     struct shmemi_dq_route *rt = q->rt;
     struct dq_dent *e = &rt->ent[i];
     int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), rt->n);
-    if (rt_append(rt, l, i, rt->st[0].p + e->cur - keep, keep) != 0)
+    if (rt_append_runs(rt, l, i, rt->st[0].p + e->cur - keep, keep) != 0)
         shmemi_fatal(rt_routine, "out of memory keeping %zu bytes outgoing", keep);
     e->len = keep;
     rt->out_total += keep;
