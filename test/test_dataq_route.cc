@@ -15,6 +15,8 @@
 
 // dq_route.h: tests only, groups the team as if team PE p were on node (m - 1 - p % m)
 extern "C" int shmemi_queue_data_route_test_nodes;
+// dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet)
+extern "C" int shmemi_queue_data_route_auto(int npes, int n);
 
 namespace {
 
@@ -157,6 +159,35 @@ TEST_F(Routed, WorldIsRoutedAndItsNodesAreEven)
 }
 
 TEST_F(Routed, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
+
+// SHMEMQ_DATAQ_ROUTE=auto: 2hop from P = 64 (bench/simulate's LogGP crossover, docs/
+// data_queues.md) with at least two PEs per node and two nodes; below, and so in every
+// run of this binary (at most 16 PEs), direct, whether auto is said or left unset.
+TEST(RoutedAuto, FollowsTheSimulatedCrossover)
+{
+    EXPECT_EQ(shmemi_queue_data_route_auto(16, 0), 0);
+    EXPECT_EQ(shmemi_queue_data_route_auto(63, 0), 0);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 0), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 64), 0); // one node
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 1), 0);  // one PE per node
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 2), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 32), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(128, 64), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(1 << 20, 64), 1);
+    shmem_queue_config_t c = data_queue_cfg(0, 8);
+    for (int said = 0; said < 2; said++) {
+        if (said)
+            setenv("SHMEMQ_DATAQ_ROUTE", "auto", 1);
+        else
+            unsetenv("SHMEMQ_DATAQ_ROUTE");
+        shmem_queue_t q = nullptr;
+        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+        unsetenv("SHMEMQ_DATAQ_ROUTE");
+        EXPECT_EQ(mode_of(q), shmem_n_pes() < 64 ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
+                                                 : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    }
+}
 
 TEST_F(Routed, EmptyFlushesAndOnePeSending)
 {

@@ -188,13 +188,14 @@ static void dq_read_transfer_knobs(struct dq_params *want)
         want->xfer = SHMEMI_DATAQ_XFER_C;
     else if (xs && !strcmp(xs, "rounds"))
         want->xfer = SHMEMI_DATAQ_XFER_ROUNDS;
-    /* auto is direct: routing adds a hop and copies, and nothing measured here (at most
-     * 16 PEs on 2 cores) shows it winning yet (bench/README.md, "Routed data queues") */
-    want->route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    /* auto: shmemi_queue_data_route_auto decides, from P here and the nodes at create */
+    want->route = SHMEMI_DATAQ_ROUTE_AUTO;
     const char *rs = getenv("SHMEMQ_DATAQ_ROUTE");
     if (rs && !strcmp(rs, "2hop"))
         want->route = SHMEMI_DATAQ_ROUTE_2HOP;
-    else if (rs && strcmp(rs, "direct") && strcmp(rs, "auto"))
+    else if (rs && !strcmp(rs, "direct"))
+        want->route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    else if (rs && strcmp(rs, "auto"))
         shmemi_debug("shmem_queue_data_create", "SHMEMQ_DATAQ_ROUTE=%s is not direct, 2hop or "
                      "auto: direct", rs);
     want->chunk = SHMEMI_MAX_MPI_COUNT;
@@ -394,13 +395,17 @@ static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_
     struct shmemi_dataq *q = *qp;
     q->comm = comm;
     int uneven = 0;
-    int rc = shmemi_queue_data_route_setup(q, team, maxroom, &uneven);
+    int rc = shmemi_queue_data_route_setup(q, team, maxroom,
+                                           want->route == SHMEMI_DATAQ_ROUTE_AUTO, &uneven);
     if (!rc && uneven) {
-        shmemi_debug(routine, uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
-                                            "room could pass 2 GiB, which needs MPI 4's "
-                                            "MPI_Ialltoallv_c, so this data queue is direct"
-                                          : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
-                                            "in size, so this data queue is direct");
+        shmemi_debug(routine, uneven == 3   ? "SHMEMQ_DATAQ_ROUTE=auto: the team is one node, "
+                                              "one PE per node, or nodes of different sizes, "
+                                              "so this data queue is direct"
+                              : uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
+                                              "room could pass 2 GiB, which needs MPI 4's "
+                                              "MPI_Ialltoallv_c, so this data queue is direct"
+                                            : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
+                                              "in size, so this data queue is direct");
         free(q);
         *qp = q = dq_allocate(team->n_pes, want->room);
         if (q == NULL)
@@ -425,7 +430,11 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     int local = dq_check_config(routine, queue, qconfig, npes, &want);
     dq_read_transfer_knobs(&want);
     struct shmemi_dataq *q = NULL;
-    int routed = want.route == SHMEMI_DATAQ_ROUTE_2HOP;
+    /* auto below the P where routing can win is direct, decided before the agreement
+     * so that it agrees with PEs that say direct */
+    if (want.route == SHMEMI_DATAQ_ROUTE_AUTO && !shmemi_queue_data_route_auto(npes, 0))
+        want.route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    int routed = want.route != SHMEMI_DATAQ_ROUTE_DIRECT;
     /* routed: the rooms are made after the node grouping (dq_route_create) */
     if (!local && (q = routed ? calloc(1, sizeof *q) : dq_allocate(npes, want.room)) == NULL) {
         shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);

@@ -335,8 +335,15 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q)
     q->rt = NULL;
 }
 
+int shmemi_queue_data_route_auto(int npes, int n)
+{
+    if (npes < SHMEMI_DATAQ_ROUTE_AUTO_PES)
+        return 0;
+    return n == 0 || (n >= 2 && npes / n >= 2);
+}
+
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int *uneven)
+                                  int auto_mode, int *uneven)
 {
     static const char *routine = "shmem_queue_data_create";
     int npes = team->n_pes;
@@ -373,10 +380,11 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int have_grid = rt && rt->grid;
     int n = rt_group(keys, npes, tmp, have_grid ? rt->grid : NULL);
     free(tmp);
-    if (n == 0) { /* the same on every PE: all saw the same keys */
+    if (n == 0 || (auto_mode && !shmemi_queue_data_route_auto(npes, n))) {
+        /* the same on every PE: all saw the same keys */
         free(keys);
         rt_free(rt, npes);
-        *uneven = 1;
+        *uneven = auto_mode ? 3 : 1;
         return 0;
     }
     free(keys);

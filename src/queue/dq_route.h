@@ -116,8 +116,9 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
 
 /* Collective over q->comm (every PE of the team after the config agreement; maxroom:
  * the largest room of any PE): group the team by node; *uneven = 1 if the nodes differ in
- * size, 2 if a flush could need MPI_Ialltoallv_c and the MPI is older than 4 (the caller
- * then stays direct, alike on every PE),
+ * size, 2 if a flush could need MPI_Ialltoallv_c and the MPI is older than 4, 3 if
+ * auto_mode and shmemi_queue_data_route_auto says no (the caller then stays direct,
+ * alike on every PE),
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
 /* Tests only (test_dataq_route.cc): m > 0 makes create group the team as if team PE p
@@ -126,7 +127,14 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
 extern int shmemi_queue_data_route_test_nodes;
 
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int *uneven);
+                                  int auto_mode, int *uneven);
+
+/* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
+ * whether some node size could) when bench/simulate's LogGP prediction of a flush says
+ * two hops win (docs/data_queues.md, "auto"): from P = 64, with at least 2 PEs per node
+ * and 2 nodes. Below, a one-node team or one PE per node: direct. */
+#define SHMEMI_DATAQ_ROUTE_AUTO_PES 64
+int shmemi_queue_data_route_auto(int npes, int n);
 void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 
 /* One whole flush, blocking (collective over the team). Sets q->last_rc. 0, or an MPI
