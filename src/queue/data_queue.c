@@ -58,8 +58,6 @@ static int dq_check_handle_coll(const char *routine, shmem_queue_t queue,
 }
 
 
-/* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
- * (so the inline push needs no counter). Caller holds the lock. */
 /* Bytes waiting to be popped from pe and pushed to pe and not flushed (pe may be
  * SHMEM_QUEUE_ANY_PE: the sums). Caller holds the lock. */
 static void dq_sizes(const struct shmemi_dataq *q, int pe, size_t *in, size_t *out)
@@ -76,6 +74,8 @@ static void dq_sizes(const struct shmemi_dataq *q, int pe, size_t *in, size_t *o
     }
 }
 
+/* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
+ * (so the inline push needs no counter). Caller holds the lock. */
 static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
 {
     size_t in, out;
