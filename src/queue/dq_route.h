@@ -19,7 +19,7 @@
  * could not take is acknowledged back (two hops again, only in a flush where some PE
  * overflowed) and stays outgoing at the sender, in order.
  *
- * Nothing here is P long (docs/data_queues.md, "Routed mode: memory"): the logical
+ * Nothing here is P long (docs/data_queues.md, "Routed mode", "Nothing P long"): the logical
  * count per destination lives in a table of the destinations pushed to since the last
  * flush (an open-addressing hash onto a dense entry list, the porter runs naming their
  * entry), the incoming FIFOs in a list of the sources that have data, ascending by
