@@ -266,8 +266,9 @@ int shmemi_queue_data_route_test_nodes;
  * shmemi_queue_data_route_test_nodes). */
 static int rt_node_key(int team_pe)
 {
-    if (shmemi_queue_data_route_test_nodes > 0)
-        return shmemi_queue_data_route_test_nodes - 1 - team_pe % shmemi_queue_data_route_test_nodes;
+    int m = shmemi_queue_data_route_test_nodes;
+    if (m > 0)
+        return m - 1 - team_pe % m;
     MPI_Group ng, wg;
     int zero = 0, key = -1;
     MPI_Comm_group(shmemi.node_comm, &ng);
@@ -364,7 +365,8 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int have = keys && tmp, all = 0;
     int mrc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, q->comm);
     if (mrc == MPI_SUCCESS && all)
-        mrc = MPI_Allgather((int[]){rt_node_key(team->my_pe)}, 1, MPI_INT, keys, 1, MPI_INT, q->comm);
+        mrc = MPI_Allgather((int[]){rt_node_key(team->my_pe)}, 1, MPI_INT, keys, 1, MPI_INT,
+                            q->comm);
     if (mrc != MPI_SUCCESS || !all) {
         free(keys), free(tmp);
         return mrc != MPI_SUCCESS ? shmemi_queue_mpi_err(routine, "MPI_Allgather", mrc)
@@ -531,7 +533,8 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     struct dq_rec r;
     for (size_t o = 0; o < in->len; o += sizeof r + (payload ? r.bytes : 0)) {
         memcpy(&r, in->p + o, sizeof r);
-        cnt[dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node)] += sizeof r + (payload ? r.bytes : 0);
+        cnt[dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node)] +=
+            sizeof r + (payload ? r.bytes : 0);
     }
     uint64_t sum = 0;
     for (int i = 0; i < groups; i++)

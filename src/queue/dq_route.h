@@ -19,8 +19,8 @@
  * could not take is acknowledged back (two hops again, only in a flush where some PE
  * overflowed) and stays outgoing at the sender, in order.
  *
- * Nothing here is P long (docs/data_queues.md, "Routed mode", "Nothing P long"): the logical
- * count per destination lives in a table of the destinations pushed to since the last
+ * Nothing here is P long (docs/data_queues.md, "Routed mode", "Nothing P long"): the
+ * logical count per destination lives in a table of the destinations pushed to since the last
  * flush (an open-addressing hash onto a dense entry list, the porter runs naming their
  * entry), the incoming FIFOs in a list of the sources that have data, ascending by
  * source (binary search for a pop from one source; a cursor for ANY_PE, lowest source
