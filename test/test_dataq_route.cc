@@ -1,7 +1,9 @@
 // test_dataq_route.cc: data queues in routed mode (SHMEMQ_DATAQ_ROUTE=2hop, set by this
 // binary before every create): exact data and per-source order from every PE to every PE
 // with uneven counts, ANY_PE order, empty flushes, FULL at the logical room, OVERFLOW
-// without loss (partial and none fitting), porter buffers that grow, teams split from
+// without loss (partial and none fitting), porter buffers that grow, the destination
+// table growing with FULL still per destination, sources merged across flushes, a team
+// that is not node-major (test hook), auto's rule, teams split from
 // the world (strided; one with nodes of different sizes stays direct), destroy with data.
 // Every PE checks, and every check of a collective outcome is agreed across the PEs.
 #include <gtest/gtest.h>
@@ -371,6 +373,50 @@ void sparse_sources(int not_node_major)
     EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
     EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes + grid);
     EXPECT_EQ(u.held_bytes, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// The destination table starts at 2 entries: every PE pushing to all np destinations
+// (in an order of its own) makes it grow past that from 3 PEs; FULL still comes per
+// destination at the 5th element, the sizes per destination are exact, and all arrives.
+TEST_F(Routed, DestinationTableGrowsAndKeepsFullPerDestination)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes(), room = 4;
+    shmem_queue_config_t c = data_queue_cfg(room * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_usage_t u1, u2;
+    int64_t v = val(me, me, 0);
+    ASSERT_EQ(shmem_queue_data_push(q, &v, 1, me), 0);
+    ASSERT_EQ(shmemx_queue_usage(q, &u1), 0);
+    for (int j = 0; j < room; j++)
+        for (int i = 0; i < np; i++) {
+            // every PE its own order (odd PEs go down), each destination once per round
+            int d = me % 2 ? (me + 2 * np - 1 - i) % np : (me + 1 + i) % np;
+            if (j == 0 && d == me)
+                continue; // pushed above
+            v = val(me, d, j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    ASSERT_EQ(shmemx_queue_usage(q, &u2), 0);
+    EXPECT_EQ(u2.held_bytes, (uint64_t)np * room * 8);
+    if (np > 2) {
+        EXPECT_GT(u2.scratch_bytes, u1.scratch_bytes); // the table grew
+    }
+    for (int d = 0; d < np; d++) {
+        EXPECT_EQ(shmem_queue_data_push(q, &v, 1, d), SHMEM_QUEUE_ERR_FULL) << "to " << d;
+        size_t in = 1, out = 0;
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, d), 0);
+        EXPECT_EQ(out, (size_t)room * 8) << "to " << d;
+        EXPECT_EQ(in, 0u);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < np; s++)
+        for (int j = 0; j < room; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
+        }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
