@@ -657,7 +657,8 @@ TEST(OffNode, StandDownKeepsServingAComputingNodePeer)
 // leaders meet in a team sync (through MPI) that the last of them joins only after
 // computing ~0.5 s. A waiting leader's agent stands down and polls (almost) not at all
 // meanwhile (without the stand-down it polls once per 500 us at least: ~1000 passes);
-// the computing leader's agent never stands down and keeps polling.
+// the computing leader's agent does not stand down (once per 500 us if it did) and keeps
+// polling.
 TEST(OffNode, StandDownWhileItsProcessWaitsOnly)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
@@ -688,7 +689,8 @@ TEST(OffNode, StandDownWhileItsProcessWaitsOnly)
         EXPECT_LT(a[0] - b[0], (uint64_t)100) << "PE " << me << ": the agent polled beside the wait";
     }
     if (agent && last) {
-        EXPECT_EQ(a[1] - b[1], (uint64_t)0) << "PE " << me << ": the agent stood down while its PE computed";
+        // at most the one stand-down begun in the barrier before and counted as it ends
+        EXPECT_LE(a[1] - b[1], (uint64_t)1) << "PE " << me << ": the agent stood down while its PE computed";
         EXPECT_GT(a[0] - b[0], (uint64_t)0) << "PE " << me << ": the agent did not poll while its PE computed";
     }
     shmem_barrier_all();

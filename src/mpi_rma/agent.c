@@ -62,9 +62,10 @@
 #define AGENT_STAND_DOWN_NS 100000000L
 
 /* The stand-down (header). waiting: threads of this process in a self-progressing wait,
- * the futex word; parked: the agent sleeps (or is about to) on it, so the last waiter
- * out must wake it (both sequentially consistent: either the waiter sees parked, or the
- * agent sees the count fall before it sleeps, and the futex compares the count anyway).
+ * the futex word; parked: 1 the agent sleeps (or is about to) on it until the last
+ * waiter out wakes it (both sequentially consistent: either the waiter sees parked, or
+ * the agent sees the count fall before it sleeps, and the futex compares the count
+ * anyway); 2 it sleeps there for its idle back-off only, no wake needed.
  * passes and stood_down count for tests (shmemi_agent_stats). */
 static struct {
     int waiting;
@@ -180,13 +181,17 @@ static long futex(int *word, int op, int val, const struct timespec *ts)
     return syscall(SYS_futex, word, op, val, ts, NULL, 0);
 }
 
-/* Sleep while n threads of this process progress it themselves (until the count
- * changes, or the safety timeout). */
-static void stand_down(int n)
+/* Sleep while n threads of this process progress it themselves. us > 0 (the agent was
+ * idle): as long as its back-off says, like an idle pass, and the waiters need not wake
+ * it. Otherwise (it was polling at once: traffic): until the count changes, the last
+ * waiter out wakes it (or the safety timeout). */
+static void stand_down(int n, long us)
 {
-    __atomic_store_n(&sd.parked, 1, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&sd.parked, us > 0 ? 2 : 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&sd.waiting, __ATOMIC_SEQ_CST) == n) {
-        struct timespec ts = {0, AGENT_STAND_DOWN_NS};
+        struct timespec ts = {0, us > 0 ? us * 1000 : AGENT_STAND_DOWN_NS};
+        if (us >= 1000000)
+            ts.tv_sec = us / 1000000, ts.tv_nsec = (us % 1000000) * 1000;
         (void)futex(&sd.waiting, FUTEX_WAIT_PRIVATE, n, &ts); /* EAGAIN: n changed */
     }
     __atomic_store_n(&sd.parked, 0, __ATOMIC_SEQ_CST);
@@ -204,7 +209,7 @@ int shmemi_agent_self_begin(void)
 void shmemi_agent_self_end(void)
 {
     if (__atomic_sub_fetch(&sd.waiting, 1, __ATOMIC_SEQ_CST) == 0 &&
-        __atomic_load_n(&sd.parked, __ATOMIC_SEQ_CST))
+        __atomic_load_n(&sd.parked, __ATOMIC_SEQ_CST) == 1)
         (void)futex(&sd.waiting, FUTEX_WAKE_PRIVATE, 1, NULL);
 }
 
@@ -213,6 +218,19 @@ int shmemi_agent_stats(uint64_t out[2])
     out[0] = __atomic_load_n(&sd.passes, __ATOMIC_RELAXED);
     out[1] = __atomic_load_n(&sd.stood_down, __ATOMIC_RELAXED);
     return __atomic_load_n(&ag.running, __ATOMIC_ACQUIRE) ? 0 : -1;
+}
+
+/* The sleep after the idle-th fruitless pass in a row: 0 poll again at once, -1 yield
+ * (SHMEMQ_ASYNC_PROGRESS_US=0: never sleep), else 1, 2, 4 ... us up to the cap. */
+static long backoff_us(unsigned idle)
+{
+    if (idle <= AGENT_SPIN_POLLS)
+        return 0;
+    if (ag.cap_us == 0)
+        return -1;
+    unsigned k = idle - AGENT_SPIN_POLLS - 1;
+    long us = k >= 20 ? ag.cap_us : 1L << k;
+    return us > ag.cap_us ? ag.cap_us : us;
 }
 
 static void *agent_main(void *arg)
@@ -224,9 +242,8 @@ static void *agent_main(void *arg)
     unsigned idle = 0;
     while (!__atomic_load_n(&ag.stop, __ATOMIC_ACQUIRE)) {
         int n = __atomic_load_n(&sd.waiting, __ATOMIC_SEQ_CST);
-        if (n > 0) {
-            stand_down(n);
-            idle = 0; /* the wait has ended: traffic may be in flight, poll at once */
+        if (n > 0) { /* a fruitless pass, skipped: the waiter does it */
+            stand_down(n, backoff_us(++idle));
             continue;
         }
         __atomic_add_fetch(&sd.passes, 1, __ATOMIC_RELAXED);
@@ -234,16 +251,11 @@ static void *agent_main(void *arg)
             idle = 0; /* more may follow: poll again at once */
             continue;
         }
-        if (++idle <= AGENT_SPIN_POLLS)
-            continue;
-        if (ag.cap_us == 0) { /* SHMEMQ_ASYNC_PROGRESS_US=0: yield, never sleep */
+        long us = backoff_us(++idle);
+        if (us < 0)
             sched_yield();
+        if (us <= 0)
             continue;
-        }
-        unsigned k = idle - AGENT_SPIN_POLLS - 1;
-        long us = k >= 20 ? ag.cap_us : 1L << k;
-        if (us > ag.cap_us)
-            us = ag.cap_us;
         struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
