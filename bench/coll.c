@@ -26,6 +26,13 @@
  * other OpenSHMEMs that run on MPI; against a 1.4 library (Open MPI 4.1's OSHMEM, oshcc)
  * it times the active-set routines over all PEs instead (see bench/README.md).
  *
+ * -O times the way OSU's osu_oshm_* benchmarks do, for a side-by-side reading with
+ * them: each call is timed alone with the variant's own barrier between calls (not
+ * timed; barrier and sync run back to back), and the figure is the mean over PEs of each
+ * PE's mean call, where the default reports the slowest PE's mean over back-to-back
+ * calls. A root that returns before the others (broadcast) counts for what it is under
+ * -O; back to back it can run ahead into the next call.
+ *
  * Output: one line per result "op variant bytes us/call" and CSV (op,variant,npes,bytes,
  * usec) to -o FILE or after the human lines. Exit status 1 on any wrong answer. */
 #include <shmem.h>
@@ -183,6 +190,42 @@ static void run_mpi(int op, size_t bytes)
     }
 }
 
+/* The variant's own barrier (OSU's method separates calls with it). */
+static void var_barrier(int v)
+{
+    if (v == V_MPI)
+        MPI_Barrier(MPI_COMM_WORLD);
+    else
+        shmem_barrier_all();
+}
+
+/* Microseconds per call on this PE: back to back, or (osu) each call alone between
+ * barriers, as osu_oshm_* time them. */
+static double time_calls(int op, size_t bytes, int v, long calls, int osu)
+{
+    if (!osu || op <= OP_SYNC) {
+        double t0 = MPI_Wtime();
+        for (long k = 0; k < calls; k++) {
+            if (v == V_MPI)
+                run_mpi(op, bytes);
+            else
+                run_shmem(op, bytes, v);
+        }
+        return (MPI_Wtime() - t0) / (double)calls * 1e6;
+    }
+    double sum = 0;
+    for (long k = 0; k < calls; k++) {
+        double t0 = MPI_Wtime();
+        if (v == V_MPI)
+            run_mpi(op, bytes);
+        else
+            run_shmem(op, bytes, v);
+        sum += MPI_Wtime() - t0;
+        var_barrier(v);
+    }
+    return sum / (double)calls * 1e6;
+}
+
 /* 8, 64, 512, ... by factors of 8, and maxbytes itself last. */
 static size_t next_size(size_t bytes, size_t maxbytes)
 {
@@ -193,7 +236,8 @@ static void usage(void)
 {
     if (me == 0)
         fprintf(stderr, "usage: bench/coll [-r reps] [-i iters] [-M mpi_iters] [-m maxbytes] [-c ops] "
-                        "[-o file]\n"
+                        "[-O] [-o file]\n"
+                        "  -O: OSU's timing (each call alone between barriers, mean over PEs)\n"
                         "  ops: comma list of barrier,sync,broadcast,fcollect,collect,reduce,"
                         "alltoall\n");
     shmem_global_exit(2);
@@ -204,11 +248,11 @@ int main(int argc, char **argv)
     shmem_init();
     me = shmem_my_pe();
     npes = shmem_n_pes();
-    int reps = 5, base_iters = 2000, opt;
+    int reps = 5, base_iters = 2000, osu = 0, opt;
     long mpi_iters = 0; /* -M: fewer calls for raw MPI (it busy-polls: ms a call oversubscribed) */
     size_t maxbytes = (size_t)1 << 20;
     const char *ops = NULL, *out = NULL;
-    while ((opt = getopt(argc, argv, "r:i:M:m:c:o:")) != -1) {
+    while ((opt = getopt(argc, argv, "r:i:M:m:c:o:O")) != -1) {
         switch (opt) {
         case 'r': reps = atoi(optarg); break;
         case 'i': base_iters = atoi(optarg); break;
@@ -216,6 +260,7 @@ int main(int argc, char **argv)
         case 'm': maxbytes = (size_t)strtoull(optarg, NULL, 0); break;
         case 'c': ops = optarg; break;
         case 'o': out = optarg; break;
+        case 'O': osu = 1; break;
         default: usage();
         }
     }
@@ -293,17 +338,13 @@ int main(int argc, char **argv)
                     if (v != V_MPI)
                         shmem_barrier_all();
                     long calls = v == V_MPI && mpi_iters > 0 && mpi_iters < it ? mpi_iters : it;
-                    double t0 = MPI_Wtime();
-                    for (long k = 0; k < calls; k++) {
-                        if (v == V_MPI)
-                            run_mpi(op, bytes);
-                        else
-                            run_shmem(op, bytes, v);
-                    }
-                    double t = (MPI_Wtime() - t0) / (double)calls * 1e6, tmax;
-                    MPI_Allreduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-                    if (tmax < best[v])
-                        best[v] = tmax;
+                    double t = time_calls(op, bytes, v, calls, osu), tall;
+                    /* the slowest PE, or OSU's mean over PEs */
+                    MPI_Allreduce(&t, &tall, 1, MPI_DOUBLE, osu ? MPI_SUM : MPI_MAX, MPI_COMM_WORLD);
+                    if (osu)
+                        tall /= npes;
+                    if (tall < best[v])
+                        best[v] = tall;
                     int wrong = check(op, bytes, salt);
                     if (wrong) {
                         fprintf(stderr, "PE %d: WRONG ANSWER %s %s %zu bytes\n", me, op_name[op],

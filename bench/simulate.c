@@ -73,9 +73,10 @@ static double alltoall_small(const loggp_t *p, int np, double w)
     return ceil(log2((double)np)) * (p->L + 2 * p->o + p->G * ceil(np / 2.0) * w);
 }
 
-/* Seconds per entry of a P-long array a flush walks (both modes walk some: direct its
- * four count arrays and the per-peer bookkeeping, routed its FIFO, pack and reset
- * loops); an assumed 1 ns (a streaming pass of a few words), not measured. */
+/* Seconds per entry of an array a flush walks (direct: its four P-long count arrays and
+ * the per-peer bookkeeping; routed: its per-hop arrays, n + P/n, and its destination
+ * table and source list, about R entries each); an assumed 1 ns (a streaming pass of a
+ * few words), not measured. */
 static double array_entry = 1e-9;
 
 typedef struct {
@@ -249,10 +250,11 @@ int main(int argc, char **argv)
                         acc_add(&a[M_FANIN], (double)fan[k]);
                     /* the flush: the count exchanges, the data (the slowest PE), the
                      * overflow agreement (recursive doubling: log2 P rounds), the walks
-                     * of P-long arrays (4 per flush in either mode) */
+                     * of arrays (4 per flush: P long in direct mode; routed, the per-hop
+                     * arrays and the table and list of what the flush touches) */
                     double lg = ceil(log2((double)P));
                     double agree = lg * (net.L + 2 * net.o + net.g);
-                    double walk = 4.0 * P * array_entry;
+                    double walk = 4.0 * (routed ? n + P / n + records : P) * array_entry;
                     double t;
                     if (routed) { /* dq_route.c: counts, data per hop, then the agreement */
                         int nn = P / n;

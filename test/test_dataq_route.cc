@@ -1,7 +1,9 @@
 // test_dataq_route.cc: data queues in routed mode (SHMEMQ_DATAQ_ROUTE=2hop, set by this
 // binary before every create): exact data and per-source order from every PE to every PE
 // with uneven counts, ANY_PE order, empty flushes, FULL at the logical room, OVERFLOW
-// without loss (partial and none fitting), porter buffers that grow, teams split from
+// without loss (partial and none fitting), porter buffers that grow, the destination
+// table growing with FULL still per destination, sources merged across flushes, a team
+// that is not node-major (test hook), auto's rule, teams split from
 // the world (strided; one with nodes of different sizes stays direct), destroy with data.
 // Every PE checks, and every check of a collective outcome is agreed across the PEs.
 #include <gtest/gtest.h>
@@ -12,6 +14,11 @@
 #include <vector>
 #include <sched.h>
 #include "test_util.h"
+
+// dq_route.h: tests only, groups the team as if team PE p were on node (m - 1 - p % m)
+extern "C" int shmemi_queue_data_route_test_nodes;
+// dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet)
+extern "C" int shmemi_queue_data_route_auto(int npes, int n);
 
 namespace {
 
@@ -155,6 +162,35 @@ TEST_F(Routed, WorldIsRoutedAndItsNodesAreEven)
 
 TEST_F(Routed, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
 
+// SHMEMQ_DATAQ_ROUTE=auto: 2hop from P = 64 (bench/simulate's LogGP crossover, docs/
+// data_queues.md) with at least two PEs per node and two nodes; below, and so in every
+// run of this binary (at most 16 PEs), direct, whether auto is said or left unset.
+TEST(RoutedAuto, FollowsTheSimulatedCrossover)
+{
+    EXPECT_EQ(shmemi_queue_data_route_auto(16, 0), 0);
+    EXPECT_EQ(shmemi_queue_data_route_auto(63, 0), 0);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 0), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 64), 0); // one node
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 1), 0);  // one PE per node
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 2), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(64, 32), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(128, 64), 1);
+    EXPECT_EQ(shmemi_queue_data_route_auto(1 << 20, 64), 1);
+    shmem_queue_config_t c = data_queue_cfg(0, 8);
+    for (int said = 0; said < 2; said++) {
+        if (said)
+            setenv("SHMEMQ_DATAQ_ROUTE", "auto", 1);
+        else
+            unsetenv("SHMEMQ_DATAQ_ROUTE");
+        shmem_queue_t q = nullptr;
+        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+        unsetenv("SHMEMQ_DATAQ_ROUTE");
+        EXPECT_EQ(mode_of(q), shmem_n_pes() < 64 ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
+                                                 : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    }
+}
+
 TEST_F(Routed, EmptyFlushesAndOnePeSending)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
@@ -189,7 +225,7 @@ TEST_F(Routed, EmptyFlushesAndOnePeSending)
 // Room of 4 elements per destination and per source: FULL at the fifth push; a flush
 // whose receivers hold 4 unpopped from each source moves nothing and says OVERFLOW on
 // every PE; after pops of 1 (PE 0 pops none) part moves; nothing is lost or reordered.
-TEST_F(Routed, FullAndOverflowWithoutLoss)
+void full_and_overflow()
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
     const int room = 4;
@@ -256,6 +292,136 @@ TEST_F(Routed, FullAndOverflowWithoutLoss)
     EXPECT_EQ(st.full_returns, (uint64_t)n + 1);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
+
+TEST_F(Routed, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+
+// A team that is not node-major (as a launcher placing ranks round robin makes it; the
+// library's test hook groups team PE p on node (2 - 1 - p % 2)): the grid is a table of
+// one int per PE, records arrive in grid order, not source order, and still every
+// source's data comes in order, ANY_PE lowest source first, overflow without loss.
+struct RoutedNotNodeMajor : Routed {
+    void SetUp() override
+    {
+        Routed::SetUp();
+        shmemi_queue_data_route_test_nodes = 2;
+    }
+    void TearDown() override
+    {
+        shmemi_queue_data_route_test_nodes = 0;
+        Routed::TearDown();
+    }
+};
+
+TEST_F(RoutedNotNodeMajor, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
+TEST_F(RoutedNotNodeMajor, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+
+// Sources that come and go: flush 1 from the odd PEs, of which each receiver pops one;
+// flush 2 from the even PEs and the last, merged with what the odd ones left unpopped.
+// Per source in order, ANY_PE lowest source first, sizes per source exact; the model's
+// meta plus the tracking (plus the grid table when not node-major) is the usage's.
+void sparse_sources(int not_node_major)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(0, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    auto sends2 = [&](int s) { return s % 2 == 0 || s == np - 1; };
+    if (me % 2 == 1)
+        for (int d = 0; d < np; d++)
+            for (int j = 0; j < 3; j++) {
+                int64_t v = val(me, d, j);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 1; s < np; s += 2) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 0));
+    }
+    if (sends2(me))
+        for (int d = np - 1; d >= 0; d--) // first pushed to the highest
+            for (int j = 10; j < 12; j++) {
+                int64_t v = val(me, d, j);
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+    expect_all(shmem_queue_global_flush(q), 0);
+    std::vector<int64_t> want;
+    for (int s = 0; s < np; s++) {
+        size_t in = 0, out = 1;
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, s), 0);
+        EXPECT_EQ(in, 8u * ((s % 2 ? 2 : 0) + (sends2(s) ? 2 : 0))) << "from " << s;
+        EXPECT_EQ(out, 0u);
+        if (s % 2)
+            want.push_back(val(s, me, 1)), want.push_back(val(s, me, 2));
+        if (sends2(s))
+            want.push_back(val(s, me, 10)), want.push_back(val(s, me, 11));
+    }
+    for (size_t i = 0; i < want.size(); i++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), 0);
+        EXPECT_EQ(x, want[i]) << "#" << i;
+    }
+    int64_t x;
+    EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+    // nodes as grouped: n consecutive PEs (SHMEMQ_NODE_PES), or np / 2 in the test hook
+    const int n = not_node_major ? (np > 1 ? np / 2 : 1) : shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    const uint64_t grid = not_node_major && np > 1 ? (uint64_t)np * sizeof(int) : 0;
+    shmemx_queue_model_t m;
+    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n, &m), 0);
+    shmemx_queue_usage_t u;
+    ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes + grid);
+    EXPECT_EQ(u.held_bytes, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// The destination table starts at 2 entries: every PE pushing to all np destinations
+// (in an order of its own) makes it grow past that from 3 PEs; FULL still comes per
+// destination at the 5th element, the sizes per destination are exact, and all arrives.
+TEST_F(Routed, DestinationTableGrowsAndKeepsFullPerDestination)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes(), room = 4;
+    shmem_queue_config_t c = data_queue_cfg(room * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_usage_t u1, u2;
+    int64_t v = val(me, me, 0);
+    ASSERT_EQ(shmem_queue_data_push(q, &v, 1, me), 0);
+    ASSERT_EQ(shmemx_queue_usage(q, &u1), 0);
+    for (int j = 0; j < room; j++)
+        for (int i = 0; i < np; i++) {
+            // every PE its own order (odd PEs go down), each destination once per round
+            int d = me % 2 ? (me + 2 * np - 1 - i) % np : (me + 1 + i) % np;
+            if (j == 0 && d == me)
+                continue; // pushed above
+            v = val(me, d, j);
+            ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+        }
+    ASSERT_EQ(shmemx_queue_usage(q, &u2), 0);
+    EXPECT_EQ(u2.held_bytes, (uint64_t)np * room * 8);
+    if (np > 2) {
+        EXPECT_GT(u2.scratch_bytes, u1.scratch_bytes); // the table grew
+    }
+    for (int d = 0; d < np; d++) {
+        EXPECT_EQ(shmem_queue_data_push(q, &v, 1, d), SHMEM_QUEUE_ERR_FULL) << "to " << d;
+        size_t in = 1, out = 0;
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, d), 0);
+        EXPECT_EQ(out, (size_t)room * 8) << "to " << d;
+        EXPECT_EQ(in, 0u);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    for (int s = 0; s < np; s++)
+        for (int j = 0; j < room; j++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
+        }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+TEST_F(Routed, SparseSourcesMergeInOrder) { sparse_sources(0); }
+TEST_F(RoutedNotNodeMajor, SparseSourcesMergeInOrder) { sparse_sources(1); }
 
 // More than a porter buffer's worth for every destination at once: porter buffers grow,
 // every element arrives, in order; usage shows the buffers grew and the data held.

@@ -7,6 +7,7 @@
 #include <shmemx.h>
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <vector>
@@ -388,8 +389,10 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
 TEST(Scale, RoutedDataQueueUsageMatchesModelDefaultRoom) { data_routed_usage_case(0, 8); }
 TEST(Scale, RoutedDataQueueUsageMatchesModelOddRoom) { data_routed_usage_case(1000, 12); }
 
-// Routed model: n porter buffers of the default room for n + P/n peers; the per-PE
-// arrays stay linear in P; a P that is not whole nodes is refused (it would be direct).
+// Routed model: n porter buffers of the default room for n + P/n peers; nothing grows
+// with P but the per-hop arrays (n + P/n); a P that is not whole nodes is refused (it
+// would be direct). Issue 23's measure: at 1M PEs, 64 per node, a routed queue of the
+// default config holds at most 16 MiB; direct mode's figure beside it.
 TEST(Scale, RoutedModelAtLargeP)
 {
     shmem_queue_config_t d = data_queue_cfg(0, 8);
@@ -402,6 +405,20 @@ TEST(Scale, RoutedModelAtLargeP)
     EXPECT_LT(r1.max_total_bytes * 10, f1.max_total_bytes);
     EXPECT_GT(r2.meta_bytes, r1.meta_bytes);
     EXPECT_EQ(r1.max_total_bytes, r1.meta_bytes + r1.track_bytes + 64u * 4096u);
+    EXPECT_EQ(r1.track_bytes, (64u + 1024u) * 4u); // the node's and the column's peers
+    shmemx_queue_model_t big = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 1 << 20, 64);
+    shmemx_queue_model_t bigf = model(d, SHMEMX_QUEUE_MODE_DATA_FLAT, 1 << 20, 64);
+    EXPECT_LE(big.max_total_bytes, (uint64_t)16 << 20);
+    EXPECT_EQ(big.track_bytes, (64u + 16384u) * 4u);
+    EXPECT_GT(bigf.max_total_bytes, (uint64_t)8 << 30); // 2P rooms of 4 KiB and more
+    // what grows with P: the per-hop arrays only, by the nodes added (16x as many here)
+    shmemx_queue_model_t big2 = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 1 << 21, 64);
+    EXPECT_EQ(big2.meta_bytes - big.meta_bytes, 16 * (r2.meta_bytes - r1.meta_bytes));
+    if (shmem_my_pe() == 0)
+        std::printf("model at 1M PEs, 64 per node, default config: routed %llu B, "
+                    "direct %llu B\n",
+                    (unsigned long long)big.max_total_bytes,
+                    (unsigned long long)bigf.max_total_bytes);
     shmemx_queue_model_t m;
     EXPECT_EQ(shmemx_queue_model(&d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 10, 4, &m),
               SHMEM_QUEUE_ERR_ARG);

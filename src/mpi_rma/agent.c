@@ -26,19 +26,52 @@
  * wake-up per cap and never spins on a core a PE computes on. MPI's own progress (RMA
  * served inside MPI_Iprobe) cannot be counted: such traffic is served once per wake-up.
  *
+ * Stand-down: while a thread of the agent's own process sits in a wait that runs MPI and
+ * every progress hook on each pass (shmemi_wait_request: collectives' and the data
+ * queue's flush waits), that thread does all the agent would, so the agent sleeps on a
+ * futex (the count of such threads) and is woken the moment the count returns to 0; it
+ * polled beside that wait before, taking a core and MPI's lock from the PEs (issue 21:
+ * the data queue off the node lost 10-20 % on 2 cores). The condition is this process,
+ * not every PE of the node: the agent runs nothing but this process's hooks and MPI
+ * progress. What it does for the node's other PEs (their memory is served by the AM
+ * server, a hook of this process) the waiting thread does too; their own processes'
+ * hooks and MPI progress it never ran. So a node peer that computes is still served
+ * while the leader waits, and a leader that computes is served by the agent whatever its
+ * peers do (test_offnode's StandDown cases). Waits that nap, or that run MPI and the
+ * server but not every hook (the AM transport's waits under its lock, quiet's flush),
+ * do not count: the agent keeps polling beside them.
+ *
  * Binding (hwloc): to a core that no PE of the node is bound to (the last such core), so
  * it takes no PE's core; unbound when there is none (or the PEs are unbound).
  * SHMEMQ_ASYNC_PROGRESS_CPU=<PU index> picks the PU instead. */
 #define _GNU_SOURCE 1
 #include "shmemi.h"
 #include <hwloc.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 
 #define AGENT_SPIN_POLLS 8    /* idle polls before the first sleep */
 #define AGENT_DEFAULT_CAP_US 500 /* SHMEMQ_ASYNC_PROGRESS_US's default (settings.c) */
+/* Longest sleep of a stood-down agent: only a safety net, the last waiter wakes it. */
+#define AGENT_STAND_DOWN_NS 100000000L
+
+/* The stand-down (header). waiting: threads of this process in a self-progressing wait,
+ * the futex word; parked: 1 the agent sleeps (or is about to) on it until the last
+ * waiter out wakes it (both sequentially consistent: either the waiter sees parked, or
+ * the agent sees the count fall before it sleeps, and the futex compares the count
+ * anyway); 2 it sleeps there for its idle back-off only, no wake needed.
+ * passes and stood_down count for tests (shmemi_agent_stats). */
+static struct {
+    int waiting;
+    int parked;
+    uint64_t passes, stood_down;
+} sd;
 
 static struct {
     int planned;    /* this PE's process runs its node's agent (shmemi_agent_plan) */
@@ -143,6 +176,63 @@ static void choose_pu(const cpu_set_t *bound, int bound_known)
     hwloc_topology_destroy(topo);
 }
 
+static long futex(int *word, int op, int val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, word, op, val, ts, NULL, 0);
+}
+
+/* Sleep while n threads of this process progress it themselves. us > 0 (the agent was
+ * idle): as long as its back-off says, like an idle pass, and the waiters need not wake
+ * it. Otherwise (it was polling at once: traffic): until the count changes, the last
+ * waiter out wakes it (or the safety timeout). */
+static void stand_down(int n, long us)
+{
+    __atomic_store_n(&sd.parked, us > 0 ? 2 : 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&sd.waiting, __ATOMIC_SEQ_CST) == n) {
+        struct timespec ts = {0, us > 0 ? us * 1000 : AGENT_STAND_DOWN_NS};
+        if (us >= 1000000)
+            ts.tv_sec = us / 1000000, ts.tv_nsec = (us % 1000000) * 1000;
+        (void)futex(&sd.waiting, FUTEX_WAIT_PRIVATE, n, &ts); /* EAGAIN: n changed */
+    }
+    __atomic_store_n(&sd.parked, 0, __ATOMIC_SEQ_CST);
+    __atomic_add_fetch(&sd.stood_down, 1, __ATOMIC_RELAXED);
+}
+
+int shmemi_agent_self_begin(void)
+{
+    if (!__atomic_load_n(&ag.running, __ATOMIC_ACQUIRE))
+        return 0;
+    __atomic_add_fetch(&sd.waiting, 1, __ATOMIC_SEQ_CST);
+    return 1;
+}
+
+void shmemi_agent_self_end(void)
+{
+    if (__atomic_sub_fetch(&sd.waiting, 1, __ATOMIC_SEQ_CST) == 0 &&
+        __atomic_load_n(&sd.parked, __ATOMIC_SEQ_CST) == 1)
+        (void)futex(&sd.waiting, FUTEX_WAKE_PRIVATE, 1, NULL);
+}
+
+int shmemi_agent_stats(uint64_t out[2])
+{
+    out[0] = __atomic_load_n(&sd.passes, __ATOMIC_RELAXED);
+    out[1] = __atomic_load_n(&sd.stood_down, __ATOMIC_RELAXED);
+    return __atomic_load_n(&ag.running, __ATOMIC_ACQUIRE) ? 0 : -1;
+}
+
+/* The sleep after the idle-th fruitless pass in a row: 0 poll again at once, -1 yield
+ * (SHMEMQ_ASYNC_PROGRESS_US=0: never sleep), else 1, 2, 4 ... us up to the cap. */
+static long backoff_us(unsigned idle)
+{
+    if (idle <= AGENT_SPIN_POLLS)
+        return 0;
+    if (ag.cap_us == 0)
+        return -1;
+    unsigned k = idle - AGENT_SPIN_POLLS - 1;
+    long us = k >= 20 ? ag.cap_us : 1L << k;
+    return us > ag.cap_us ? ag.cap_us : us;
+}
+
 static void *agent_main(void *arg)
 {
     (void)arg;
@@ -151,20 +241,21 @@ static void *agent_main(void *arg)
     (void)prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
     unsigned idle = 0;
     while (!__atomic_load_n(&ag.stop, __ATOMIC_ACQUIRE)) {
+        int n = __atomic_load_n(&sd.waiting, __ATOMIC_SEQ_CST);
+        if (n > 0) { /* a fruitless pass, skipped: the waiter does it */
+            stand_down(n, backoff_us(++idle));
+            continue;
+        }
+        __atomic_add_fetch(&sd.passes, 1, __ATOMIC_RELAXED);
         if (shmemi_progress_async() > 0) {
             idle = 0; /* more may follow: poll again at once */
             continue;
         }
-        if (++idle <= AGENT_SPIN_POLLS)
-            continue;
-        if (ag.cap_us == 0) { /* SHMEMQ_ASYNC_PROGRESS_US=0: yield, never sleep */
+        long us = backoff_us(++idle);
+        if (us < 0)
             sched_yield();
+        if (us <= 0)
             continue;
-        }
-        unsigned k = idle - AGENT_SPIN_POLLS - 1;
-        long us = k >= 20 ? ag.cap_us : 1L << k;
-        if (us > ag.cap_us)
-            us = ag.cap_us;
         struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
         nanosleep(&ts, NULL);
     }
@@ -275,7 +366,7 @@ int shmemi_agent_start(void)
             ag.how[0] = '\0';
             rc = -1;
         } else {
-            ag.running = 1;
+            __atomic_store_n(&ag.running, 1, __ATOMIC_RELEASE);
             /* by the creator, so the name is there when shmem_init returns (ps, gdb,
              * test/agent.c) */
             (void)pthread_setname_np(ag.thread, "shmemq-agent");
@@ -293,7 +384,9 @@ void shmemi_agent_stop(void)
     if (!ag.running)
         return;
     __atomic_store_n(&ag.stop, 1, __ATOMIC_RELEASE);
+    (void)futex(&sd.waiting, FUTEX_WAKE_PRIVATE, INT_MAX, NULL); /* a stood-down agent */
     pthread_join(ag.thread, NULL);
+    __atomic_store_n(&ag.running, 0, __ATOMIC_RELEASE);
     ag.running = ag.planned = ag.all_served = ag.node_served = 0;
     snprintf(ag.why, sizeof ag.why, "off: stopped by shmem_finalize");
     ag.how[0] = '\0';

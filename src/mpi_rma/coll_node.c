@@ -16,8 +16,9 @@
  * The first step is also the agreement of agree.c: every PE sees every header, so a PE
  * that rejected its arguments, or called another routine, size or root, makes every PE
  * return -1 with nothing written. A PE waiting for a step keeps calling shmemi_progress
- * (peers may be flushing queues to it), yields its core, and on an oversubscribed
- * machine (or in a long wait) naps on a futex between progress calls (shmemi_cn_wait).
+ * (peers may be flushing queues to it), yields its core (at every try when the machine
+ * is oversubscribed), and after a long wait (2 ms) naps on a futex between progress
+ * calls (wait_policy, below).
  * Under SHMEM_DEBUG the wait runs a watchdog like agree.c's. */
 #include "coll_node.h"
 #include "agree.h"
@@ -217,13 +218,13 @@ static void cn_watchdog_fire(const struct shmemi_cnode *c, const shmemi_coll_t *
  * the machine than cores the PE being waited for needs this core, so spinning only
  * delays it: yield at every try, progressing every CN_OVER_PROGRESS tries (the barrier at
  * 4 PEs on 2 cores: ~4 us, against ~7 us spinning first and ~24 us napping early,
- * bench/README.md). After a long wait (CN_LONG_NS, timed: a try's cost varies 100x with
+ * bench/README.md). After a long wait (CN_LONG_S, timed: a try's cost varies 100x with
  * the load and under valgrind) the PE naps in the kernel on the line's epoch (a futex in
  * the shared segment, woken by shmemi_cn_post), at most CN_NAP_NS at a time so that the
  * library still progresses, and leaves the cores to PEs that compute; `spin` never naps,
  * `sleep` naps after CN_SPINS tries (a test knob: it is slower). */
 #define CN_SPINS 64
-#define CN_LONG_NS 2000000u /* 2 ms */
+#define CN_LONG_S 2e-3
 #define CN_NAP_NS 100000L
 #define CN_OVER_PROGRESS 8
 
@@ -251,23 +252,16 @@ static void wait_policy(void)
     cw.decided = 1;
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Whether a wait at its try `spins` has been long enough to nap (t0: when it was first
  * asked, 0 before). Asked every 64 tries. */
-static int long_enough(unsigned spins, uint64_t *t0)
+static int long_enough(unsigned spins, double *t0)
 {
     if (cw.nap == CW_SOON)
         return spins >= CN_SPINS;
-    uint64_t now = mono_ns();
+    double now = shmemi_wtime();
     if (*t0 == 0)
         *t0 = now;
-    return now - *t0 >= CN_LONG_NS;
+    return now - *t0 >= CN_LONG_S;
 }
 
 /* A PE naps only when nothing off its node waits for its progress: in a one-node job,
@@ -336,7 +330,7 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
     int dog = watchdog && shmemi.debug && (limit = watchdog_limit()) > 0;
     wait_policy();
     int may = cw.nap != CW_NEVER && may_nap() && c->win != MPI_WIN_NULL, napping = 0;
-    uint64_t since = 0;
+    double since = 0;
     unsigned pause = cw.over ? 0 : 32, yield = cw.over ? 0 : CN_SPINS;
     unsigned every = cw.over ? CN_OVER_PROGRESS : 1;
     for (unsigned spins = 0;; spins++) {

@@ -126,21 +126,32 @@ void shmemi_backoff(unsigned spins)
 }
 
 /* Collective waits yield but never sleep: a PE in a barrier is often the target of its
- * peers' atomics, which MPICH ch4 applies only while it is inside MPI. A sleeping
+ * peers' atomics, which MPICH ch4 applies only while it is inside MPI. Each pass runs MPI
+ * and every hook, all the node agent would do in this process, so the agent stands down
+ * while it runs (agent.c). A sleeping
  * back-off here cut MPICH's off-node blocking AMO rate into a PE waiting in
  * shmem_barrier_all from ~600k/s to ~7k/s (bench/amo_rate, bench/README.md). */
 int shmemi_wait_request(MPI_Request *req)
 {
+    int rc, self = -1; /* counted as progressing the process itself (agent.c); -1: not yet */
     for (unsigned spins = 0;; spins++) {
         int done = 0;
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+        rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
-            return rc;
+            break;
+        /* after the first test (a request done at once costs nothing more); only where
+         * shmemi_progress runs the hooks (not inside a hook) does this loop do the agent's
+         * work, so only then may the agent stand down */
+        if (self < 0)
+            self = !in_progress && shmemi_agent_self_begin();
         shmemi_progress();
         /* With more PEs than cores the peer we wait for needs our core. */
         if (spins > 64)
             sched_yield();
     }
+    if (self > 0)
+        shmemi_agent_self_end();
+    return rc;
 }
 
 int shmemi_barrier_comm(MPI_Comm comm)

@@ -233,6 +233,15 @@ int shmemi_agent_running(void);  /* 1 while the thread runs in this process */
 int shmemi_agent_serves_every_pe(void); /* every PE's own process runs an agent */
 int shmemi_agent_serves_node(void);     /* this node's agent is planned (any of its PEs) */
 void shmemi_agent_describe(char *buf, size_t n); /* what was chosen and why */
+/* Stand-down (agent.c's header): the calling thread of the agent's process enters (begin)
+ * or leaves (end) a wait that itself runs MPI and every progress hook on each pass (the
+ * caller checks that the hooks can run on its thread); while any thread is in one, the
+ * agent sleeps. begin returns whether it counted (0: no agent in this process); end only
+ * what begin counted. */
+int shmemi_agent_self_begin(void);
+void shmemi_agent_self_end(void);
+/* for tests: [0] agent passes (polls), [1] times it stood down; 0, or -1 without an agent */
+int shmemi_agent_stats(uint64_t out[2]);
 
 /* ---- modules (module.c): start-up and shutdown of the layers above the runtime ----
  * The runtime calls no queue routine by name: the queue layer registers modules

@@ -59,14 +59,29 @@ static int dq_check_handle_coll(const char *routine, shmem_queue_t queue,
 }
 
 
+/* Bytes waiting to be popped from pe and pushed to pe and not flushed (pe may be
+ * SHMEM_QUEUE_ANY_PE: the sums). Caller holds the lock. */
+static void dq_sizes(const struct shmemi_dataq *q, int pe, size_t *in, size_t *out)
+{
+    if (q->rt) { /* routed: no per-peer arrays (dq_route.h) */
+        shmemi_queue_data_route_sizes(q, pe, in, out);
+        return;
+    }
+    *in = *out = 0;
+    for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
+         p < (pe == SHMEM_QUEUE_ANY_PE ? q->h.npes : pe + 1); p++) {
+        *in += q->h.in_len[p];
+        *out += q->h.out_len[p];
+    }
+}
+
 /* Elements pushed: every pushed byte was either sent by a flush or is still outgoing
  * (so the inline push needs no counter). Caller holds the lock. */
 static uint64_t dq_elems_pushed(const struct shmemi_dataq *q)
 {
-    uint64_t b = q->stats.bytes;
-    for (int p = 0; p < q->h.npes; p++)
-        b += q->h.out_len[p];
-    return b / q->h.elem;
+    size_t in, out;
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
+    return (q->stats.bytes + out) / q->h.elem;
 }
 
 const char shmemi_queue_data_finalize_routine[] = "shmem_finalize";
@@ -176,13 +191,14 @@ static void dq_read_transfer_knobs(struct dq_params *want)
         want->xfer = SHMEMI_DATAQ_XFER_C;
     else if (xs && !strcmp(xs, "rounds"))
         want->xfer = SHMEMI_DATAQ_XFER_ROUNDS;
-    /* auto is direct: routing adds a hop and copies, and nothing measured here (at most
-     * 16 PEs on 2 cores) shows it winning yet (bench/README.md, "Routed data queues") */
-    want->route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    /* auto: shmemi_queue_data_route_auto decides, from P here and the nodes at create */
+    want->route = SHMEMI_DATAQ_ROUTE_AUTO;
     const char *rs = getenv("SHMEMQ_DATAQ_ROUTE");
     if (rs && !strcmp(rs, "2hop"))
         want->route = SHMEMI_DATAQ_ROUTE_2HOP;
-    else if (rs && strcmp(rs, "direct") && strcmp(rs, "auto"))
+    else if (rs && !strcmp(rs, "direct"))
+        want->route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    else if (rs && strcmp(rs, "auto"))
         shmemi_debug("shmem_queue_data_create", "SHMEMQ_DATAQ_ROUTE=%s is not direct, 2hop or "
                      "auto: direct", rs);
     want->exch = SHMEMI_DATAQ_EXCH_AUTO;
@@ -421,17 +437,24 @@ static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_
     struct shmemi_dataq *q = *qp;
     q->comm = comm;
     int uneven = 0;
-    int rc = shmemi_queue_data_route_setup(q, team, maxroom, &uneven);
+    int rc = shmemi_queue_data_route_setup(q, team, maxroom,
+                                           want->route == SHMEMI_DATAQ_ROUTE_AUTO, &uneven);
     if (!rc && uneven) {
-        shmemi_debug(routine, uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
-                                            "room could pass 2 GiB, which needs MPI 4's "
-                                            "MPI_Ialltoallv_c, so this data queue is direct"
-                                          : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
-                                            "in size, so this data queue is direct");
+        shmemi_debug(routine, uneven == 3   ? "SHMEMQ_DATAQ_ROUTE=auto: the team is one node, "
+                                              "one PE per node, or nodes of different sizes, "
+                                              "so this data queue is direct"
+                              : uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
+                                              "room could pass 2 GiB, which needs MPI 4's "
+                                              "MPI_Ialltoallv_c, so this data queue is direct"
+                                            : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
+                                              "in size, so this data queue is direct");
         free(q);
         *qp = q = dq_allocate(team->n_pes, want->room);
         if (q == NULL)
             rc = SHMEM_QUEUE_ERR_NOMEM;
+        /* direct after all: its exchange is chosen as for any direct queue */
+        else if (want->exch != SHMEMI_DATAQ_EXCH_ALLTOALLV)
+            rc = shmemi_queue_data_nbx_alloc(q);
     }
     int bad = rc != 0, any = 0;
     int mrc = MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm);
@@ -452,7 +475,11 @@ int shmem_queue_data_create(shmem_queue_t *queue, const shmem_queue_config_t *qc
     int local = dq_check_config(routine, queue, qconfig, npes, &want);
     dq_read_transfer_knobs(&want);
     struct shmemi_dataq *q = NULL;
-    int routed = want.route == SHMEMI_DATAQ_ROUTE_2HOP;
+    /* auto below the P where routing can win is direct, decided before the agreement
+     * so that it agrees with PEs that say direct */
+    if (want.route == SHMEMI_DATAQ_ROUTE_AUTO && !shmemi_queue_data_route_auto(npes, 0))
+        want.route = SHMEMI_DATAQ_ROUTE_DIRECT;
+    int routed = want.route != SHMEMI_DATAQ_ROUTE_DIRECT;
     /* routed: the rooms are made after the node grouping (dq_route_create) */
     if (!local && (q = routed ? calloc(1, sizeof *q) : dq_allocate(npes, want.room)) == NULL) {
         shmemi_debug(routine, "out of memory for %d x 2 x %zu bytes", npes, want.room);
@@ -509,21 +536,21 @@ int (shmem_queue_data_push)(shmem_queue_t queue, const void *src, size_t nelems,
     }
     size_t bytes = nelems * q->h.elem;
     dq_lock(q);
+    if (q->rt) { /* routed: the same FULL rule on its destination table (dq_route.c) */
+        rc = shmemi_queue_data_route_push(q, src, bytes, pe);
+        q->stats.full_returns += rc == SHMEM_QUEUE_ERR_FULL;
+        dq_unlock(q);
+        if (rc == SHMEM_QUEUE_ERR_NOMEM)
+            shmemi_debug(routine, "out of memory growing a porter buffer");
+        return rc;
+    }
     size_t len = q->h.out_len[pe];
     if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) { /* the logical room, in both modes */
         q->stats.full_returns++;
         dq_unlock(q);
         return SHMEM_QUEUE_ERR_FULL;
     }
-    if (q->rt) {
-        if ((rc = shmemi_queue_data_route_push(q, src, bytes, pe)) != 0) {
-            dq_unlock(q);
-            shmemi_debug(routine, "out of memory growing a porter buffer");
-            return rc;
-        }
-    } else {
-        memcpy(q->h.out_at[pe] + len, src, bytes);
-    }
+    memcpy(q->h.out_at[pe] + len, src, bytes);
     q->h.out_len[pe] = len + bytes;
     dq_unlock(q);
     return 0;
@@ -563,6 +590,11 @@ int (shmem_queue_data_pop)(shmem_queue_t queue, void *dest, size_t nelems, int p
         return SHMEM_QUEUE_ERR_ARG;
     }
     dq_lock(q);
+    if (q->rt) { /* routed: its list of sources (dq_route_in.c) */
+        rc = shmemi_queue_data_route_pop(q, dest, bytes, pe);
+        dq_unlock(q);
+        return rc;
+    }
     if (pe != SHMEM_QUEUE_ANY_PE) {
         if (q->h.in_len[pe] < bytes) {
             dq_unlock(q);
@@ -669,13 +701,9 @@ int shmem_query_data_size(shmem_queue_t queue, size_t *incoming, size_t *outgoin
         shmemi_debug(routine, "PE %d is not in the queue's team of %d PEs", pe, q->h.npes);
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t in = 0, out = 0;
+    size_t in, out;
     dq_lock(q);
-    for (int p = pe == SHMEM_QUEUE_ANY_PE ? 0 : pe;
-         p < (pe == SHMEM_QUEUE_ANY_PE ? q->h.npes : pe + 1); p++) {
-        in += q->h.in_len[p];
-        out += q->h.out_len[p];
-    }
+    dq_sizes(q, pe, &in, &out);
     dq_unlock(q);
     if (incoming)
         *incoming = in;
@@ -696,10 +724,9 @@ int shmemi_queue_data_query_attr(shmem_queue_t queue, shmem_queue_attr_t *attr)
         shmemi_debug(routine, "attr is NULL");
         return SHMEM_QUEUE_ERR_ARG;
     }
-    size_t out = 0;
+    size_t in, out;
     dq_lock(q);
-    for (int p = 0; p < q->h.npes; p++)
-        out += q->h.out_len[p];
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
     dq_unlock(q);
     attr->queue_id = q->queue_id;
     attr->outstanding_elems = out / q->h.elem; /* pushed, not yet moved by a flush */
@@ -779,9 +806,9 @@ static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size
     int src = shmemi_queue_data_sync(q, q->started, routine, SHMEMI_DATAQ_SYNC_DESTROY, bad);
     if (src == SHMEM_QUEUE_ERR_ARG)
         return src;
-    size_t left = 0;
-    for (int p = 0; p < q->h.npes; p++)
-        left += q->h.out_len[p] + q->h.in_len[p];
+    size_t in, out;
+    dq_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
+    size_t left = in + out;
     if (shmemi_env_bool("SHMEMQ_STATS", 0))
         fprintf(stderr,
                 "[shmemq PE %d] data queue %llu: %llu elems pushed, %llu exchanges, %llu bytes "

@@ -47,7 +47,7 @@ enum shmemi_dataq_xfer {
 
 /* Data-queue mode (SHMEMQ_DATAQ_ROUTE, agreed at create; dq_route.h). */
 enum shmemi_dataq_route_mode {
-    SHMEMI_DATAQ_ROUTE_AUTO = 0, /* direct for now (bench/README.md, "Routed data queues") */
+    SHMEMI_DATAQ_ROUTE_AUTO = 0, /* 2hop where bench/simulate predicts it wins (dq_route.h) */
     SHMEMI_DATAQ_ROUTE_DIRECT = 1,
     SHMEMI_DATAQ_ROUTE_2HOP = 2
 };

@@ -15,8 +15,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Run header in a porter buffer: `bytes` pushed for team PE `dst`, then the bytes.
- * Consecutive pushes to one destination extend one run. */
+/* Run header in a porter buffer: `bytes` pushed for destination `dst`, then the bytes.
+ * Consecutive pushes to one destination extend one run. dq_route.c names the
+ * destination by its entry in the destination table, bench/sim.c by its team PE: either
+ * is one number per destination within a flush, so the runs come out the same. */
 struct dq_run {
     uint32_t dst, bytes;
 };

@@ -4,11 +4,12 @@
  * two-hop flush.
  *
  * A flush (blocking, collective over the team):
- *   1. compact the per-source FIFOs (free those popped empty);
+ *   1. compact the per-source FIFOs (free those popped empty; dq_route_in.c);
  *   2. pack: per porter l, one record {to d, from me, bytes} + payload per destination
- *      d it serves that has data, in grid order (the porter buffers' runs are copied
- *      to their record, in push order); the counts are known from the logical lengths
- *      first, so hop 1's MPI_Ialltoall of them runs while packing;
+ *      d it serves that has data, in the order they were first pushed to (the porter
+ *      buffers' runs are copied to their record, in push order); the counts are known
+ *      from the destination table first, so hop 1's MPI_Ialltoall of them runs while
+ *      packing;
  *   3. hop 1: that count exchange, MPI_Ialltoallv(_c) on the node communicator;
  *   4. the porter sorts what arrived by the destination's node (stable: per-pair order
  *      holds) and 5. hop 2 does the same on the column communicator;
@@ -41,13 +42,25 @@ static size_t rt_vbuf_bytes(int k)
 
 uint64_t shmemi_queue_data_route_meta(int npes, int n)
 {
-    uint64_t p = (uint64_t)npes, k = (uint64_t)rt_k(npes, n);
-    /* per PE: grid, pe_at; the hot in_at, out_len, in_head, in_len; in_cap, cur.
-     * per porter: its buffer header and last-run offset. per hop peer: 3 counts. */
+    uint64_t k = (uint64_t)rt_k(npes, n);
+    /* nothing per PE (the grid of a node-major team is the identity; the destination
+     * table and the source list follow the traffic: scratch). per porter: its buffer
+     * header and last-run offset. per hop peer: 3 counts and the MPI call's arrays. */
     return sizeof(struct shmemi_dataq) + sizeof(struct shmemi_dq_route) +
-           p * (2 * sizeof(int) + sizeof(char *) + 5 * sizeof(size_t)) +
            (uint64_t)n * (sizeof(struct dq_rbuf) + sizeof(size_t)) + 3 * k * sizeof(uint64_t) +
            rt_vbuf_bytes((int)k);
+}
+
+/* The peers a routed PE can send to: the n of its node and the P/n of its column (this
+ * PE is in both; rt_count_hop numbers them). */
+static int rt_track_peers(int npes, int n)
+{
+    return n + npes / n;
+}
+
+uint64_t shmemi_queue_data_route_track(int npes, int n)
+{
+    return (uint64_t)rt_track_peers(npes, n) * sizeof(uint32_t);
 }
 
 size_t shmemi_queue_data_route_proom(int npes, int n)
@@ -59,18 +72,11 @@ size_t shmemi_queue_data_route_proom(int npes, int n)
 
 /* ---- buffers ---- */
 
-/* Room for `extra` more bytes in b; 0, or -1 (nothing changed) when memory is short. */
-static int rt_reserve(struct dq_rbuf *b, size_t extra)
+static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
 {
-    if (extra <= b->cap - b->len)
+    if (SHMEMI_LIKELY(extra <= b->cap - b->len)) /* the push path: no call */
         return 0;
-    size_t cap = dq_plan_grow(b->cap, b->len + extra); /* first: exactly */
-    char *p = realloc(b->p, cap);
-    if (p == NULL)
-        return -1;
-    b->p = p;
-    b->cap = cap;
-    return 0;
+    return shmemi_queue_data_route_reserve(b, extra);
 }
 
 /* Staging must exist for MPI to land the data in: without it the flush cannot go on
@@ -82,30 +88,100 @@ static void rt_reserve_or_die(struct dq_rbuf *b, size_t extra)
                      b->len + extra);
 }
 
-int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe)
+/* ---- the destination table: an open-addressing hash (linear probing) onto the dense
+ * entries, so a porter run names its entry and a flush never hashes ---- */
+
+static inline uint32_t rt_hash(uint32_t d, uint32_t mask)
 {
-    struct shmemi_dq_route *rt = q->rt;
-    int l = dq_plan_porter(rt->grid[pe], rt->n);
-    struct dq_rbuf *b = &rt->porter[l];
-    const char *s = (const char *)src;
-    size_t last = rt->plast[l];
-    if (last != DQ_RT_NONE) { /* the last run (always at the end) goes to pe: extend it */
-        struct dq_run r;
-        memcpy(&r, b->p + last, sizeof r);
-        if (dq_plan_run_extends(r.dst, r.bytes, pe, bytes)) {
-            if (rt_reserve(b, bytes) != 0)
-                return SHMEM_QUEUE_ERR_NOMEM;
-            memcpy(b->p + b->len, s, bytes);
-            b->len += bytes;
-            r.bytes += (uint32_t)bytes;
-            memcpy(b->p + last, &r, sizeof r);
-            return 0;
-        }
+    /* Fibonacci hashing: the high half of the product spreads consecutive PEs */
+    return (uint32_t)((d * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+}
+
+/* The entry of destination d, or UINT32_MAX. */
+static inline uint32_t rt_find(const struct shmemi_dq_route *rt, uint32_t d)
+{
+    if (rt->slot == NULL)
+        return UINT32_MAX;
+    uint64_t key = (uint64_t)(d + 1) << 32;
+    for (uint32_t h = rt_hash(d, rt->mask);; h = (h + 1) & rt->mask) {
+        uint64_t v = rt->slot[h];
+        if (v == 0)
+            return UINT32_MAX;
+        if ((v & ~(uint64_t)UINT32_MAX) == key)
+            return (uint32_t)v;
     }
+}
+
+static void rt_slot_put(struct shmemi_dq_route *rt, uint32_t d, uint32_t i)
+{
+    uint32_t h = rt_hash(d, rt->mask);
+    while (rt->slot[h])
+        h = (h + 1) & rt->mask;
+    rt->slot[h] = (uint64_t)(d + 1) << 32 | i;
+}
+
+/* Slots for the entries there are (at most half full), every entry put again. */
+static int rt_rehash(struct shmemi_dq_route *rt, uint32_t nslots)
+{
+    uint64_t *s = calloc(nslots, sizeof *s);
+    if (s == NULL)
+        return -1;
+    free(rt->slot);
+    rt->slot = s;
+    rt->mask = nslots - 1;
+    for (uint32_t i = 0; i < rt->nent; i++)
+        rt_slot_put(rt, rt->ent[i].d, i);
+    return 0;
+}
+
+/* A new entry for d (not in the table): its index, or UINT32_MAX without memory. */
+static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
+{
+    if (rt->nent == rt->entcap) {
+        /* small at first (a PE that sends to few holds little), doubling */
+        uint32_t c = rt->entcap ? 2 * rt->entcap : 2;
+        struct dq_dent *e = realloc(rt->ent, (size_t)c * sizeof *e);
+        if (e == NULL)
+            return UINT32_MAX;
+        rt->ent = e;
+        rt->entcap = c;
+    }
+    uint32_t nslots = rt->slot ? rt->mask + 1 : 0;
+    if (2 * (uint64_t)(rt->nent + 1) > nslots &&
+        rt_rehash(rt, nslots ? 2 * nslots : 4) != 0)
+        return UINT32_MAX;
+    uint32_t i = rt->nent++;
+    rt->ent[i] = (struct dq_dent){d, 0, 0};
+    rt_slot_put(rt, d, i);
+    return i;
+}
+
+/* Empty the table (a flush sent everything): only the used slots are cleared, so a
+ * table grown once costs a flush what that flush touched. */
+static void rt_table_clear(struct shmemi_dq_route *rt)
+{
+    for (uint32_t i = 0; i < rt->nent; i++) {
+        uint32_t h = rt_hash(rt->ent[i].d, rt->mask);
+        while ((uint32_t)rt->slot[h] != i || rt->slot[h] == 0)
+            h = (h + 1) & rt->mask; /* i is there: walk past the cleared ones */
+        rt->slot[h] = 0;
+    }
+    rt->nent = 0;
+    rt->out_total = 0;
+    rt->last_d = UINT32_MAX;
+}
+
+/* New runs of at most 4 GiB - 1 each for `bytes`: the push path's fallback, and a flush
+ * keeping data outgoing (each entry once, after the porter buffers were emptied, so no
+ * run to extend). */
+static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
+                          size_t bytes)
+{
+    struct dq_rbuf *b = &rt->porter[l];
     if (rt_reserve(b, dq_plan_run_bytes(bytes)) != 0)
-        return SHMEM_QUEUE_ERR_NOMEM;
+        return -1;
     while (bytes) {
-        struct dq_run r = {(uint32_t)pe, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
+        struct dq_run r = {i, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
         rt->plast[l] = b->len;
         memcpy(b->p + b->len, &r, sizeof r);
         memcpy(b->p + b->len + sizeof r, s, r.bytes);
@@ -116,11 +192,83 @@ int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t
     return 0;
 }
 
+/* Append `bytes` for entry i to the buffer of porter l, extending its last run when that
+ * is i's. 0, or -1 (nothing changed) without memory. Every push comes here, and only
+ * pushes (one caller: inlined). */
+static inline int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
+                            size_t bytes)
+{
+    struct dq_rbuf *b = &rt->porter[l];
+    size_t last = rt->plast[l];
+    if (last != DQ_RT_NONE) { /* the last run (always at the end) goes to i: extend it */
+        struct dq_run r;
+        memcpy(&r, b->p + last, sizeof r);
+        if (dq_plan_run_extends(r.dst, r.bytes, (int)i, bytes)) {
+            if (rt_reserve(b, bytes) != 0)
+                return -1;
+            shmemq_dataq_copy(b->p + b->len, s, bytes);
+            b->len += bytes;
+            r.bytes += (uint32_t)bytes;
+            memcpy(b->p + last, &r, sizeof r);
+            return 0;
+        }
+    }
+    if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
+        return rt_append_runs(rt, l, i, s, bytes);
+    struct dq_run r = {i, (uint32_t)bytes};
+    if (rt_reserve(b, sizeof r + bytes) != 0) /* dq_plan_run_bytes(bytes) below 4 GiB */
+        return -1;
+    rt->plast[l] = b->len;
+    memcpy(b->p + b->len, &r, sizeof r);
+    shmemq_dataq_copy(b->p + b->len + sizeof r, s, bytes);
+    b->len += sizeof r + bytes;
+    return 0;
+}
+
+int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe)
+{
+    struct shmemi_dq_route *rt = q->rt;
+    uint32_t d = (uint32_t)pe;
+    uint32_t i = rt->last_d == d ? rt->last_i : rt_find(rt, d);
+    size_t len = i != UINT32_MAX ? rt->ent[i].len : 0;
+    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) /* the logical room, as direct mode */
+        return SHMEM_QUEUE_ERR_FULL;
+    if (i == UINT32_MAX && (i = rt_insert(rt, d)) == UINT32_MAX)
+        return SHMEM_QUEUE_ERR_NOMEM;
+    if (rt_append(rt, dq_plan_porter(dq_rt_grid(rt, pe), rt->n), i, (const char *)src,
+                  bytes) != 0)
+        return SHMEM_QUEUE_ERR_NOMEM; /* an entry of 0 bytes stays: it sends nothing */
+    rt->ent[i].len = len + bytes;
+    rt->out_total += bytes;
+    rt->last_d = d;
+    rt->last_i = i;
+    return 0;
+}
+
+void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t *in,
+                                   size_t *out)
+{
+    const struct shmemi_dq_route *rt = q->rt;
+    *in = shmemi_queue_data_route_in_len(rt, pe);
+    if (pe == SHMEM_QUEUE_ANY_PE) {
+        *out = rt->out_total;
+    } else {
+        uint32_t i = rt_find(rt, (uint32_t)pe);
+        *out = i == UINT32_MAX ? 0 : rt->ent[i].len;
+    }
+}
+
 /* ---- create and destroy ---- */
 
-/* This PE's node, named by the world rank of its node's first PE. */
-static int rt_node_key(void)
+int shmemi_queue_data_route_test_nodes;
+
+/* This PE's node, named by the world rank of its node's first PE (tests: see
+ * shmemi_queue_data_route_test_nodes). */
+static int rt_node_key(int team_pe)
 {
+    int m = shmemi_queue_data_route_test_nodes;
+    if (m > 0)
+        return m - 1 - team_pe % m;
     MPI_Group ng, wg;
     int zero = 0, key = -1;
     MPI_Comm_group(shmemi.node_comm, &ng);
@@ -138,8 +286,8 @@ static int rt_cmp_u64(const void *a, const void *b)
 }
 
 /* Group the team by node key: nodes in key order, local ranks in team order. Returns
- * n, or 0 when the nodes differ in size; fills grid and pe_at (P each) unless NULL. */
-static int rt_group(const int *keys, int npes, uint64_t *tmp, int *grid, int *pe_at)
+ * n, or 0 when the nodes differ in size; fills grid (P) unless NULL. */
+static int rt_group(const int *keys, int npes, uint64_t *tmp, int *grid)
 {
     for (int p = 0; p < npes; p++)
         tmp[p] = (uint64_t)(uint32_t)keys[p] << 32 | (uint32_t)p;
@@ -154,11 +302,8 @@ static int rt_group(const int *keys, int npes, uint64_t *tmp, int *grid, int *pe
         if (tmp[g] >> 32 != tmp[g - g % n] >> 32 ||
             (g % n == 0 && g > 0 && tmp[g] >> 32 == tmp[g - 1] >> 32))
             return 0;
-        if (grid && pe_at) {
-            int p = (int)(uint32_t)tmp[g];
-            pe_at[g] = p;
-            grid[p] = g;
-        }
+        if (grid)
+            grid[(int)(uint32_t)tmp[g]] = g;
     }
     return n;
 }
@@ -172,8 +317,9 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
             free(rt->porter[l].p);
     for (int i = 0; i < 4; i++)
         free(rt->st[i].p);
-    free(rt->porter), free(rt->plast), free(rt->grid), free(rt->pe_at);
-    free(rt->in_cap), free(rt->cur), free(rt->cnt), free(rt->vbuf);
+    free(rt->porter), free(rt->plast), free(rt->grid);
+    free(rt->ent), free(rt->slot), free(rt->cnt), free(rt->vbuf);
+    shmemi_queue_data_route_in_free(rt);
     if (rt->nodec != MPI_COMM_NULL)
         MPI_Comm_free(&rt->nodec);
     if (rt->colc != MPI_COMM_NULL)
@@ -186,15 +332,19 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q)
 {
     if (q->rt == NULL)
         return;
-    for (int s = 0; s < q->h.npes && q->h.in_at; s++)
-        if (q->rt->in_cap[s]) /* 0: none, or a record in the staging (borrowed) */
-            free(q->h.in_at[s]);
     rt_free(q->rt, q->h.npes);
     q->rt = NULL;
 }
 
+int shmemi_queue_data_route_auto(int npes, int n)
+{
+    if (npes < SHMEMI_DATAQ_ROUTE_AUTO_PES)
+        return 0;
+    return n == 0 || (n >= 2 && npes / n >= 2);
+}
+
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int *uneven)
+                                  int auto_mode, int *uneven)
 {
     static const char *routine = "shmem_queue_data_create";
     int npes = team->n_pes;
@@ -215,7 +365,8 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int have = keys && tmp, all = 0;
     int mrc = MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, q->comm);
     if (mrc == MPI_SUCCESS && all)
-        mrc = MPI_Allgather((int[]){rt_node_key()}, 1, MPI_INT, keys, 1, MPI_INT, q->comm);
+        mrc = MPI_Allgather((int[]){rt_node_key(team->my_pe)}, 1, MPI_INT, keys, 1, MPI_INT,
+                            q->comm);
     if (mrc != MPI_SUCCESS || !all) {
         free(keys), free(tmp);
         return mrc != MPI_SUCCESS ? shmemi_queue_mpi_err(routine, "MPI_Allgather", mrc)
@@ -225,17 +376,17 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int rc = 0;
     if (rt) {
         rt->nodec = rt->colc = MPI_COMM_NULL;
-        rt->grid = malloc(P * sizeof(int));
-        rt->pe_at = malloc(P * sizeof(int));
+        rt->grid = malloc(P * sizeof(int)); /* freed below when it is the identity */
     }
     /* every PE decides the same from the same keys, memory or not */
-    int have_grid = rt && rt->grid && rt->pe_at;
-    int n = rt_group(keys, npes, tmp, have_grid ? rt->grid : NULL, have_grid ? rt->pe_at : NULL);
+    int have_grid = rt && rt->grid;
+    int n = rt_group(keys, npes, tmp, have_grid ? rt->grid : NULL);
     free(tmp);
-    if (n == 0) { /* the same on every PE: all saw the same keys */
+    if (n == 0 || (auto_mode && !shmemi_queue_data_route_auto(npes, n))) {
+        /* the same on every PE: all saw the same keys */
         free(keys);
         rt_free(rt, npes);
-        *uneven = 1;
+        *uneven = auto_mode ? 3 : 1;
         return 0;
     }
     free(keys);
@@ -278,18 +429,20 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
      * on every PE (maxroom is agreed), so all pick the same call. */
     rt->int_counts = (size_t)INT_MAX / P > sizeof(struct dq_rec) &&
                      maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec);
+    /* a node-major team (grid[p] == p) needs no table: the usual case, and the model's */
+    int identity = 1;
+    for (int p = 0; p < npes && identity; p++)
+        identity = rt->grid[p] == p;
+    if (identity) {
+        free(rt->grid);
+        rt->grid = NULL;
+    }
+    rt->last_d = UINT32_MAX;
     rt->porter = calloc((size_t)n, sizeof *rt->porter);
     rt->plast = malloc((size_t)n * sizeof *rt->plast);
-    rt->in_cap = calloc(P, sizeof(size_t));
-    rt->cur = calloc(P, sizeof(size_t));
     rt->cnt = calloc(3 * (size_t)rt->k, sizeof(uint64_t));
     rt->vbuf = calloc(1, rt_vbuf_bytes(rt->k));
-    q->h.in_at = calloc(P, sizeof(char *));
-    q->h.out_len = calloc(P, sizeof(size_t));
-    q->h.in_head = calloc(P, sizeof(size_t));
-    q->h.in_len = calloc(P, sizeof(size_t));
-    int ok = rt->porter && rt->plast && rt->in_cap && rt->cur && rt->cnt && rt->vbuf &&
-             q->h.in_at && q->h.out_len && q->h.in_head && q->h.in_len;
+    int ok = rt->porter && rt->plast && rt->cnt && rt->vbuf;
     for (int l = 0; ok && l < n; l++) {
         rt->plast[l] = DQ_RT_NONE;
         ok = rt_reserve(&rt->porter[l], rt->proom) == 0;
@@ -380,7 +533,8 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     struct dq_rec r;
     for (size_t o = 0; o < in->len; o += sizeof r + (payload ? r.bytes : 0)) {
         memcpy(&r, in->p + o, sizeof r);
-        cnt[dq_plan_group(rt->grid[r.to], rt->n, by_node)] += sizeof r + (payload ? r.bytes : 0);
+        cnt[dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node)] +=
+            sizeof r + (payload ? r.bytes : 0);
     }
     uint64_t sum = 0;
     for (int i = 0; i < groups; i++)
@@ -391,34 +545,66 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     for (size_t o = 0; o < in->len;) {
         memcpy(&r, in->p + o, sizeof r);
         size_t len = sizeof r + (payload ? r.bytes : 0);
-        int i = dq_plan_group(rt->grid[r.to], rt->n, by_node);
+        int i = dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node);
         memcpy(out->p + off[i], in->p + o, len);
         off[i] += len;
         o += len;
     }
 }
 
-/* Count a hop's messages and peers (queue_usage.h): peer i of the node or column. */
+/* Count a hop's messages and peers (queue_usage.h): peer i of the node or column,
+ * numbered for the peer tracking as i (node) or n + i (column; i == node is this PE,
+ * numbered lr as in the node), so the tracking array holds n + P/n marks, not P. */
 static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int np, int column)
 {
     struct shmemi_dq_route *rt = q->rt;
+    int ntrack = rt_track_peers(q->h.npes, rt->n);
     for (int i = 0; i < np; i++) {
         if (!sc[i])
             continue;
-        int g = dq_plan_hop_peer(column, i, rt->n, rt->node, rt->lr);
         q->tr.msgs++;
-        shmemi_qtraffic_sent(&q->tr, q->h.npes, rt->pe_at[g]);
+        shmemi_qtraffic_sent(&q->tr, ntrack, !column ? i : i == rt->node ? rt->lr : rt->n + i);
     }
 }
 
-/* Put d's data of this flush (the `keep` last bytes of its record in st[0]) back into
- * its porter buffer: out_len[d] must be 0 here, and becomes keep. */
-static void rt_keep(struct shmemi_dataq *q, int d, size_t keep)
+/* Put entry i's data of this flush (the `keep` last bytes of its record in st[0]) back
+ * into its porter buffer; its len (0 here) becomes keep. */
+static void rt_keep(struct shmemi_dataq *q, uint32_t i, size_t keep)
 {
     struct shmemi_dq_route *rt = q->rt;
-    if (shmemi_queue_data_route_push(q, rt->st[0].p + rt->cur[d] - keep, keep, d) != 0)
+    struct dq_dent *e = &rt->ent[i];
+    int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), rt->n);
+    if (rt_append_runs(rt, l, i, rt->st[0].p + e->cur - keep, keep) != 0)
         shmemi_fatal(rt_routine, "out of memory keeping %zu bytes outgoing", keep);
-    q->h.out_len[d] = keep;
+    e->len = keep;
+    rt->out_total += keep;
+}
+
+/* After an overflow flush: only the entries kept outgoing stay, renumbered, and the
+ * porter runs (all of kept data) name the new numbers. */
+static void rt_table_compact(struct shmemi_dq_route *rt)
+{
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < rt->nent; i++)
+        rt->ent[i].cur = rt->ent[i].len ? m++ : UINT32_MAX; /* cur: the new number */
+    for (int l = 0; l < rt->n; l++) {
+        struct dq_rbuf *b = &rt->porter[l];
+        struct dq_run r;
+        for (size_t o = 0; o < b->len; o += sizeof r + r.bytes) {
+            memcpy(&r, b->p + o, sizeof r);
+            r.dst = (uint32_t)rt->ent[r.dst].cur;
+            memcpy(b->p + o, &r, sizeof r);
+        }
+    }
+    m = 0;
+    for (uint32_t i = 0; i < rt->nent; i++)
+        if (rt->ent[i].len)
+            rt->ent[m++] = rt->ent[i];
+    rt->nent = m;
+    memset(rt->slot, 0, ((size_t)rt->mask + 1) * sizeof *rt->slot);
+    for (uint32_t i = 0; i < m; i++)
+        rt_slot_put(rt, rt->ent[i].d, i);
+    rt->last_d = UINT32_MAX;
 }
 
 /* The acknowledgements (records to the senders, no payload) go back two hops; returns
@@ -442,7 +628,11 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
         struct dq_rec r;
         for (size_t o = 0; o < b.len; o += sizeof r) {
             memcpy(&r, b.p + o, sizeof r);
-            rt_keep(q, (int)r.from, (size_t)r.bytes);
+            uint32_t i = rt_find(rt, r.from); /* sent this flush: it is in the table */
+            if (i == UINT32_MAX)
+                shmemi_fatal(rt_routine, "an acknowledgement for PE %u, sent nothing",
+                             (unsigned)r.from);
+            rt_keep(q, i, (size_t)r.bytes);
             *rejected += r.bytes;
         }
     }
@@ -453,54 +643,35 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
 /* An MPI failure in hop 1: nothing of this PE's left it; keep it all outgoing. */
 static void rt_restore(struct shmemi_dataq *q)
 {
-    for (int d = 0; d < q->h.npes; d++) {
-        size_t len = q->h.out_len[d];
-        if (len) {
-            q->h.out_len[d] = 0;
-            rt_keep(q, d, len);
-        }
+    struct shmemi_dq_route *rt = q->rt;
+    rt->out_total = 0;
+    for (uint32_t i = 0; i < rt->nent; i++) {
+        size_t len = rt->ent[i].len;
+        rt->ent[i].len = 0;
+        if (len)
+            rt_keep(q, i, len);
     }
 }
 
 int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
 {
     struct shmemi_dq_route *rt = q->rt;
-    struct shmemq_dataq_hot *h = &q->h;
-    const int P = h->npes, n = rt->n, nn = rt->nnodes;
-    uint64_t *sc = rt->cnt, *rc = rt->cnt + rt->k;
+    const int n = rt->n, nn = rt->nnodes;
+    uint64_t *sc = rt->cnt, *rc = rt->cnt + rt->k, *off = rt->cnt + 2 * (size_t)rt->k;
     dq_lock(q);
     q->started++;
     /* 1. the FIFOs: popped-empty ones freed; unpopped data to the front, or, for a
-     * FIFO that is a record of the last flush's staging (borrowed, in_cap 0), to
-     * memory of its own, as the staging is about to be reused */
-    for (int s = 0; s < P; s++) {
-        if (h->in_len[s] == 0) {
-            if (rt->in_cap[s])
-                free(h->in_at[s]);
-            h->in_at[s] = NULL;
-            rt->in_cap[s] = 0;
-        } else if (rt->in_cap[s] == 0) {
-            char *p = malloc(h->in_len[s]);
-            if (p == NULL)
-                shmemi_fatal(rt_routine, "out of memory keeping %zu unpopped bytes",
-                             h->in_len[s]);
-            memcpy(p, h->in_at[s] + h->in_head[s], h->in_len[s]);
-            h->in_at[s] = p;
-            rt->in_cap[s] = h->in_len[s];
-        } else if (h->in_head[s]) {
-            memmove(h->in_at[s], h->in_at[s] + h->in_head[s], h->in_len[s]);
-        }
-        h->in_head[s] = 0;
-    }
-    /* 2. pack, porter by porter, one record per destination */
+     * FIFO that is a record of the last flush's staging (borrowed), to memory of its
+     * own, as the staging is about to be reused */
+    shmemi_queue_data_route_in_compact(q);
+    /* 2. pack, porter by porter, one record per destination pushed to */
     struct dq_rbuf *st = rt->st;
     uint64_t sent = 0;
-    for (int l = 0; l < n; l++) {
+    for (int l = 0; l < n; l++)
         sc[l] = 0;
-        for (int k = 0; k < nn; k++) {
-            sc[l] += dq_plan_rec_bytes(h->out_len[rt->pe_at[k * n + l]]);
-        }
-    }
+    for (uint32_t i = 0; i < rt->nent; i++)
+        sc[dq_plan_porter(dq_rt_grid(rt, (int)rt->ent[i].d), n)] +=
+            dq_plan_rec_bytes(rt->ent[i].len);
     /* the counts are known before packing: send them meanwhile */
     MPI_Request creq;
     int rc1 = rt_counts_start(rt->nodec, sc, rc, &creq);
@@ -509,28 +680,30 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         return rc1; /* nothing moved yet */
     }
     st[0].len = 0;
-    for (int l = 0; l < n; l++)
-        rt_reserve_or_die(&st[0], sc[l]), st[0].len += sc[l];
-    size_t off = 0;
-    for (int l = 0; l < n; l++)
-        for (int k = 0; k < nn; k++) {
-            int d = rt->pe_at[k * n + l];
-            size_t len = h->out_len[d];
-            if (!len)
-                continue;
-            struct dq_rec r = {(uint32_t)d, (uint32_t)q->me, len};
-            memcpy(st[0].p + off, &r, sizeof r);
-            rt->cur[d] = off + sizeof r;
-            off += sizeof r + len;
-            sent += len;
-        }
+    for (int l = 0; l < n; l++) {
+        rt_reserve_or_die(&st[0], sc[l]);
+        off[l] = st[0].len;
+        st[0].len += sc[l];
+    }
+    for (uint32_t i = 0; i < rt->nent; i++) {
+        struct dq_dent *e = &rt->ent[i];
+        if (!e->len)
+            continue;
+        int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), n);
+        struct dq_rec r = {e->d, (uint32_t)q->me, e->len};
+        memcpy(st[0].p + off[l], &r, sizeof r);
+        e->cur = off[l] + sizeof r;
+        off[l] += sizeof r + e->len;
+        sent += e->len;
+    }
     for (int l = 0; l < n; l++) {
         struct dq_rbuf *b = &rt->porter[l];
         struct dq_run r;
         for (size_t o = 0; o < b->len; o += sizeof r + r.bytes) {
             memcpy(&r, b->p + o, sizeof r);
-            shmemq_dataq_copy(st[0].p + rt->cur[r.dst], b->p + o + sizeof r, r.bytes);
-            rt->cur[r.dst] += r.bytes; /* ends at the end of d's payload */
+            struct dq_dent *e = &rt->ent[r.dst];
+            shmemq_dataq_copy(st[0].p + e->cur, b->p + o + sizeof r, r.bytes);
+            e->cur += r.bytes; /* ends at the end of d's payload */
         }
         b->len = 0;
         rt->plast[l] = DQ_RT_NONE;
@@ -552,44 +725,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     /* 6. deliver up to the logical room per source; note what did not fit */
     struct dq_rbuf acks = {0};
-    uint64_t overflow = 0;
-    struct dq_rec r;
-    for (size_t o = 0; o < st[3].len; o += sizeof r + r.bytes) {
-        memcpy(&r, st[3].p + o, sizeof r);
-        int s = (int)r.from;
-        size_t room = h->room - h->in_len[s], acc = r.bytes < room ? (size_t)r.bytes : room;
-        size_t need = h->in_len[s] + acc;
-        char *rec = st[3].p + o + sizeof r;
-        if (acc && h->in_len[s] == 0 && rt->in_cap[s] == 0) {
-            /* nothing waits from s (its FIFO was freed at step 1): the FIFO is the
-             * record where it lies, until popped or until the next flush (step 1) */
-            h->in_at[s] = rec;
-        } else if (acc && need > rt->in_cap[s]) {
-            size_t cap = rt->in_cap[s] ? rt->in_cap[s] : need;
-            while (cap < need)
-                cap *= 2;
-            if (cap > h->room)
-                cap = h->room;
-            char *p = realloc(h->in_at[s], cap);
-            if (p) {
-                h->in_at[s] = p;
-                rt->in_cap[s] = cap;
-            } else {
-                acc = 0; /* no memory: the sender keeps it, as if the room were full */
-            }
-        }
-        if (acc && h->in_at[s] != rec)
-            memcpy(h->in_at[s] + h->in_len[s], rec, acc);
-        h->in_len[s] += acc;
-        if (acc < r.bytes) {
-            struct dq_rec a = {(uint32_t)s, (uint32_t)q->me, r.bytes - acc};
-            overflow = 1;
-            if (rt_reserve(&acks, sizeof a) != 0)
-                shmemi_fatal(rt_routine, "out of memory for an overflow acknowledgement");
-            memcpy(acks.p + acks.len, &a, sizeof a);
-            acks.len += sizeof a;
-        }
-    }
+    uint64_t overflow = (uint64_t)shmemi_queue_data_route_in_deliver(q, &acks);
     /* 7. did anyone overflow? */
     uint64_t any = 0;
     MPI_Request req;
@@ -602,26 +738,29 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         return shmemi_queue_mpi_err(rt_routine, "MPI_Iallreduce", mrc);
     }
     /* 8. everything sent left; acknowledgements put rejected tails back */
-    for (int d = 0; d < P; d++)
-        h->out_len[d] = 0;
     uint64_t rejected = 0;
     q->stats.bursts += 2;
     if (any) {
+        for (uint32_t i = 0; i < rt->nent; i++)
+            rt->ent[i].len = 0;
+        rt->out_total = 0;
         q->stats.bursts += 2;
         rc1 = rt_route_acks(q, &acks, &rejected);
+        rt_table_compact(rt);
+    } else {
+        rt_table_clear(rt);
     }
     free(acks.p);
     q->stats.bytes += sent - rejected;
     q->stats.flushes++;
     shmemi_qtraffic_flushed(&q->tr, q->tr.msgs, q->stats.bytes);
-    h->any_from = 0;
     q->last_rc = any ? SHMEM_QUEUE_ERR_OVERFLOW : 0;
     dq_unlock(q);
     return rc1;
 }
 
-void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *buffers,
-                                   uint64_t *buffer_bytes, uint64_t *scratch)
+void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
+                                   uint64_t *buffers, uint64_t *buffer_bytes, uint64_t *scratch)
 {
     const struct shmemi_dq_route *rt = q->rt;
     uint64_t b = 0, s = 0;
@@ -629,8 +768,11 @@ void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *buffe
         b += rt->porter[l].cap;
     for (int i = 0; i < 4; i++)
         s += rt->st[i].cap;
-    for (int p = 0; p < q->h.npes; p++)
-        s += rt->in_cap[p];
+    s += (uint64_t)rt->entcap * sizeof *rt->ent;
+    s += rt->slot ? ((uint64_t)rt->mask + 1) * sizeof *rt->slot : 0;
+    s += shmemi_queue_data_route_in_bytes(rt);
+    *meta = shmemi_queue_data_route_meta(q->h.npes, rt->n) +
+            (rt->grid ? (uint64_t)q->h.npes * sizeof *rt->grid : 0);
     *buffers = (uint64_t)rt->n;
     *buffer_bytes = b;
     *scratch = s;

@@ -10,16 +10,25 @@
  * instead of P outgoing and P incoming rooms.
  *
  * What the program sees is direct mode's: `room` (max_bytes) stays the logical capacity
- * per destination and per source. Push checks the logical count out_len[d] (FULL exactly
- * when direct mode would say FULL) and appends a run to its porter's buffer, which grows
+ * per destination and per source. Push checks the logical count of d (FULL exactly when
+ * direct mode would say FULL) and appends a run to its porter's buffer, which grows
  * when it fills, so a push that is logically allowed always lands. The receiver's FIFO
- * per source is the record in the hop-2 staging where it arrived (in_cap 0: borrowed),
+ * per source is the record in the hop-2 staging where it arrived (cap 0: borrowed),
  * or, for data still unpopped at the next flush, memory of its own (freed once popped
- * empty); it takes at most `room - unpopped` bytes
- * from each source per flush; what it could not take is acknowledged back (two hops
- * again, only in a flush where some PE overflowed) and stays outgoing at the sender,
- * in order. The queue's hot arrays (in_at, in_head, in_len, out_len) keep their
- * meaning, so pop and the queries are shared with direct mode.
+ * empty); it takes at most `room - unpopped` bytes from each source per flush; what it
+ * could not take is acknowledged back (two hops again, only in a flush where some PE
+ * overflowed) and stays outgoing at the sender, in order.
+ *
+ * Nothing here is P long (docs/data_queues.md, "Routed mode", "Nothing P long"): the
+ * logical count per destination lives in a table of the destinations pushed to since the last
+ * flush (an open-addressing hash onto a dense entry list, the porter runs naming their
+ * entry), the incoming FIFOs in a list of the sources that have data, ascending by
+ * source (binary search for a pop from one source; a cursor for ANY_PE, lowest source
+ * first), and the grid is the identity when the team is node-major (every team that
+ * SHMEMQ_NODE_PES or a node-contiguous launcher makes), else one int per PE.
+ * The hot arrays of struct shmemq_dataq_hot stay NULL: the inline paths never see a
+ * routed queue (it carries the SHARED magic), and data_queue.c asks the functions
+ * below.
  */
 #ifndef SHMEMI_DQ_ROUTE_H
 #define SHMEMI_DQ_ROUTE_H
@@ -35,51 +44,130 @@ struct dq_rbuf {
 
 #define DQ_RT_NONE ((size_t)-1)
 
+/* A destination pushed to since the last flush: its logical outgoing bytes, and where
+ * its payload goes in the hop-1 staging during a flush. */
+struct dq_dent {
+    uint32_t d;
+    size_t len, cur;
+};
+
+/* A source with data to pop (or popped empty since the last flush): its FIFO is
+ * at + head, len bytes; cap bytes owned (0: borrowed from the hop-2 staging). */
+struct dq_src {
+    int s;
+    size_t head, len, cap;
+    char *at;
+};
+
+/* An arrival of a flush: source s's record at offset off of the hop-2 staging. */
+struct dq_arr {
+    int s;
+    size_t off;
+};
+
 struct shmemi_dq_route {
     int n, nnodes;       /* PEs per node, nodes: P = n * nnodes */
     int lr, node;        /* this PE's node-local rank and node index */
     int k;               /* max(n, nnodes): length of the per-hop count arrays */
-    int *grid;           /* grid[d] = node(d) * n + lr(d) */
-    int *pe_at;          /* pe_at[g] = team PE at grid position g */
+    int *grid;           /* grid[d] = node(d) * n + lr(d); NULL: the identity */
     MPI_Comm nodec;      /* the team PEs of this node, rank = local rank */
     MPI_Comm colc;       /* the team PEs with this local rank, rank = node index */
     size_t proom;        /* a porter buffer's size at create */
     int int_counts;      /* every hop's counts fit int: MPI_Ialltoallv, else _c */
-    struct dq_rbuf *porter; /* n: runs for the destinations porter l serves */
+    struct dq_rbuf *porter; /* n: runs (dq_run: dst is the entry index) for porter l */
     size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
     struct dq_rbuf st[4]; /* staging: hop-1 send, hop-1 receive, hop-2 send, hop-2 receive */
-    size_t *in_cap;      /* P: bytes allocated for source s's FIFO (h.in_at[s]); 0: none, or
-                            borrowed (h.in_at[s] points into st[3]) */
-    size_t *cur;         /* P: flush scratch (where d's payload ends in st[0]) */
-    uint64_t *cnt;       /* 2k: bytes per peer of one hop, sent and received */
+    /* outgoing: the destinations pushed to since the last flush */
+    struct dq_dent *ent; /* nent used of entcap */
+    uint32_t nent, entcap;
+    uint64_t *slot;      /* mask + 1 slots (none: mask 0, slot NULL): (d + 1) << 32 | index */
+    uint32_t mask;
+    uint32_t last_d, last_i; /* the last push's destination and entry (UINT32_MAX: none) */
+    size_t out_total;    /* sum of the entries' len */
+    /* incoming: the sources with a FIFO, ascending; src2 and arr: a flush's scratch */
+    struct dq_src *src, *src2;
+    uint32_t nsrc, srccap, src2cap;
+    uint32_t any;        /* every source before src[any] is empty */
+    size_t in_total;     /* sum of the FIFOs' len */
+    struct dq_arr *arr;
+    uint32_t arrcap;
+    uint64_t *cnt;       /* 3k: bytes per peer of one hop, sent and received, offsets */
     void *vbuf;          /* counts and displacements of one MPI_Ialltoallv(_c) */
 };
 
-/* Push for a routed queue (the caller checked the arguments and the logical room and
- * holds the lock): append to the porter buffer of pe's local rank. 0 or NOMEM. */
+/* grid position of team PE p */
+static inline int dq_rt_grid(const struct shmemi_dq_route *rt, int p)
+{
+    return rt->grid ? rt->grid[p] : p;
+}
+
+
+/* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
+ * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
+ * porter buffer of pe's local rank. 0, FULL or NOMEM. */
 int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe);
+/* Pop `bytes` from source pe (or SHMEM_QUEUE_ANY_PE: lowest source first, spanning
+ * sources), caller holds the lock: 0, or EMPTY with nothing taken. dq_route_in.c. */
+int shmemi_queue_data_route_pop(struct shmemi_dataq *q, void *dest, size_t bytes, int pe);
+/* Bytes waiting to be popped from pe and pushed to pe and not flushed (pe may be
+ * SHMEM_QUEUE_ANY_PE: the sums). Caller holds the lock. */
+void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t *in,
+                                   size_t *out);
 
 /* Collective over q->comm (every PE of the team after the config agreement; maxroom:
  * the largest room of any PE): group the team by node; *uneven = 1 if the nodes differ in
- * size, 2 if a flush could need MPI_Ialltoallv_c and the MPI is older than 4 (the caller
- * then stays direct, alike on every PE),
+ * size, 2 if a flush could need MPI_Ialltoallv_c and the MPI is older than 4, 3 if
+ * auto_mode and shmemi_queue_data_route_auto says no (the caller then stays direct,
+ * alike on every PE),
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
+/* Tests only (test_dataq_route.cc): m > 0 makes create group the team as if team PE p
+ * sat on node p % m, a team that is not node-major (a launcher placing ranks round
+ * robin), which SHMEMQ_NODE_PES cannot make. Read at create. */
+extern int shmemi_queue_data_route_test_nodes;
+
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int *uneven);
+                                  int auto_mode, int *uneven);
+
+/* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
+ * whether some node size could) when bench/simulate's LogGP prediction of a flush says
+ * two hops win (docs/data_queues.md, "auto"): from P = 64, with at least 2 PEs per node
+ * and 2 nodes. Below, a one-node team or one PE per node: direct. */
+#define SHMEMI_DATAQ_ROUTE_AUTO_PES 64
+int shmemi_queue_data_route_auto(int npes, int n);
 void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 
 /* One whole flush, blocking (collective over the team). Sets q->last_rc. 0, or an MPI
  * error. The caller holds nothing; it takes the queue's lock. */
 int shmemi_queue_data_route_flush(struct shmemi_dataq *q);
 
-/* The model (queue_usage.c): bytes of the queue object and its arrays at create, and a
- * porter buffer's size at create, for P PEs, n per node (n divides P). */
+/* The model (queue_usage.c): bytes of the queue object and its arrays at create, for a
+ * node-major team of P PEs, n per node (n divides P); the peer-tracking array
+ * (queue_usage.h) of a routed queue; a porter buffer's size at create. */
 uint64_t shmemi_queue_data_route_meta(int npes, int n);
+uint64_t shmemi_queue_data_route_track(int npes, int n);
 size_t shmemi_queue_data_route_proom(int npes, int n);
-/* Usage: porter buffers now (count and bytes) and the staging plus per-source FIFO
- * bytes allocated now (they follow the traffic). Caller holds the lock. */
-void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *buffers,
-                                   uint64_t *buffer_bytes, uint64_t *scratch);
+/* Usage: meta now (the model's, plus the grid when the team is not node-major), porter
+ * buffers now (count and bytes), and the scratch allocated now, which follows the
+ * traffic: staging, per-source FIFOs, the destination table and the source lists.
+ * Caller holds the lock. */
+void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
+                                   uint64_t *buffers, uint64_t *buffer_bytes, uint64_t *scratch);
+
+/* ---- dq_route_in.c: the incoming side (the caller holds the lock) ---- */
+/* Flush step 1: drop sources popped empty (freeing their memory), move unpopped data to
+ * the front, or out of the staging the flush is about to reuse. */
+void shmemi_queue_data_route_in_compact(struct shmemi_dataq *q);
+/* Flush step 6: append each record of st[3] to its source's FIFO, at most up to the
+ * logical room; an acknowledgement {to: source, from: me, rejected bytes} per record
+ * that did not fit all goes to acks. Returns 1 if any did not fit. */
+int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *acks);
+/* Bytes waiting from source pe (SHMEM_QUEUE_ANY_PE: from all). */
+size_t shmemi_queue_data_route_in_len(const struct shmemi_dq_route *rt, int pe);
+/* Bytes the incoming side holds now (scratch), and freeing it. */
+uint64_t shmemi_queue_data_route_in_bytes(const struct shmemi_dq_route *rt);
+void shmemi_queue_data_route_in_free(struct shmemi_dq_route *rt);
+/* Room for `extra` more bytes in b: 0, or -1 (b unchanged) when memory is short. */
+int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra);
 
 #endif /* SHMEMI_DQ_ROUTE_H */

@@ -181,14 +181,21 @@ static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
             : q->nbx ? SHMEMX_QUEUE_MODE_DATA_NBX : SHMEMX_QUEUE_MODE_DATA_FLAT;
     u->npes = (uint32_t)n;
     uint64_t held = 0;
-    for (int p = 0; p < n; p++)
-        held += q->h.out_len[p] + q->h.in_len[p];
+    if (q->rt) {
+        size_t in, out;
+        shmemi_queue_data_route_sizes(q, SHMEM_QUEUE_ANY_PE, &in, &out);
+        held = (uint64_t)in + out;
+    } else {
+        for (int p = 0; p < n; p++)
+            held += q->h.out_len[p] + q->h.in_len[p];
+    }
     u->held_bytes = held;
     if (q->rt) {
-        /* porter buffers (as made at create, or grown); staging and the per-source
-         * FIFOs follow the traffic: scratch */
-        u->meta_bytes = shmemi_queue_data_route_meta(n, q->rt->n) + shmemi_qtraffic_bytes(&q->tr);
-        shmemi_queue_data_route_usage(q, &u->buffers, &u->buffer_bytes, &u->scratch_bytes);
+        /* porter buffers (as made at create, or grown); staging, the per-source FIFOs
+         * and the destination and source lists follow the traffic: scratch */
+        shmemi_queue_data_route_usage(q, &u->meta_bytes, &u->buffers, &u->buffer_bytes,
+                                      &u->scratch_bytes);
+        u->meta_bytes += shmemi_qtraffic_bytes(&q->tr);
     } else {
         u->meta_bytes = (q->nbx ? dq_meta_nbx(n) : dq_meta(n)) + shmemi_qtraffic_bytes(&q->tr);
         u->scratch_bytes = q->nbx ? shmemi_queue_data_nbx_scratch(q) : 0;
@@ -322,9 +329,11 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
                              "direct", npes, node_pes);
                 return SHMEM_QUEUE_ERR_ARG;
             }
-            /* a porter buffer per PE of the node; staging and delivered data follow the
-             * traffic and are not in the model (docs/queues_design.md) */
+            /* a porter buffer per PE of the node; peers tracked: the node's and the
+             * column's; staging, delivered data and the lists of destinations and
+             * sources follow the traffic and are not in the model (docs/queues_design.md) */
             m->meta_bytes = shmemi_queue_data_route_meta(npes, node_pes);
+            m->track_bytes = shmemi_queue_data_route_track(npes, node_pes);
             m->buffer_bytes = shmemi_queue_data_route_proom(npes, node_pes);
             m->min_buffers = m->max_buffers = (uint64_t)node_pes;
         } else {
