@@ -2,6 +2,7 @@
 libshmemq_la_SOURCES += \
 	src/queue/data_queue.h \
 	src/queue/data_queue.c \
+	src/queue/dq_create.c \
 	src/queue/dq_flush.c \
 	src/queue/dq_nbx.h \
 	src/queue/dq_nbx.c \

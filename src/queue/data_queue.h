@@ -137,6 +137,12 @@ int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *ro
  * address: a PE in finalize that meets peers in a global flush ends the job. */
 extern const char shmemi_queue_data_finalize_routine[];
 
+/* data_queue.c, for create (dq_create.c): list a live queue for finalize (0, or -1 when
+ * memory is short), and free a queue and its arrays (the exchange buffers, bufbytes each,
+ * go to dq_bufcache.c). */
+int shmemi_queue_data_list(struct shmemi_dataq *q);
+void shmemi_queue_data_free_memory(struct shmemi_dataq *q, size_t bufbytes);
+
 /* dq_bufcache.c: exchange buffers kept from destroyed queues for the next of one size.
  * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
 void *shmemi_queue_data_buf_take(size_t bytes);
