@@ -114,6 +114,20 @@ static void usage(void)
             "                [-A ns per P-long array entry per flush]\n");
 }
 
+/* The simulator's own answer check for one flush: every message and wire byte sent was
+ * received (per hop), and every record pushed was sent or refused FULL. */
+static int balanced(const sim_pe_t *pe, int P, int records, size_t elem)
+{
+    uint64_t m1 = 0, r1 = 0, m2 = 0, r2 = 0, w1 = 0, v1 = 0, w2 = 0, v2 = 0, pay = 0, full = 0;
+    for (int p = 0; p < P; p++) {
+        m1 += pe[p].msgs1, r1 += pe[p].recv1, m2 += pe[p].msgs2, r2 += pe[p].recv2;
+        w1 += pe[p].wire_sent, v1 += pe[p].wire_recv, w2 += pe[p].wire2_sent;
+        v2 += pe[p].wire2_recv, pay += pe[p].bytes, full += pe[p].full;
+    }
+    return m1 == r1 && m2 == r2 && w1 == v1 && w2 == v2 &&
+           pay + full * elem == (uint64_t)P * (uint64_t)records * elem;
+}
+
 int main(int argc, char **argv)
 {
     const char *plist = "1024,10240,102400", *csvf = NULL, *modes = "both";
@@ -248,6 +262,11 @@ int main(int argc, char **argv)
                     }
                     for (int k = 0; k < P / n; k++)
                         acc_add(&a[M_FANIN], (double)fan[k]);
+                    if (!balanced(pe, P, records, elem)) {
+                        printf("WRONG: %s %s P=%d flush %d: what was sent was not all received, "
+                               "or pushes went missing\n", wl, routed ? "routed" : "direct", P, f);
+                        status = 1;
+                    }
                     /* the flush: the count exchanges, the data (the slowest PE), the
                      * overflow agreement (recursive doubling: log2 P rounds), the walks
                      * of arrays (4 per flush: P long in direct mode; routed, the per-hop
@@ -326,5 +345,6 @@ int main(int argc, char **argv)
         printf("CSV\n%s", mem);
         free(mem);
     }
+    printf("%s\n", status ? "simulate: FAILED" : "simulate: every flush balanced (sent = received, pushed = sent + FULL)");
     return status;
 }
