@@ -144,7 +144,7 @@ static int dq_nbx_grow_sends(struct shmemi_dq_nbx *x)
 {
     if (x->ns < x->scap)
         return 0;
-    int cap = x->scap ? 2 * x->scap : 8;
+    int cap = (int)dq_nbx_next_cap((uint64_t)x->scap);
     struct dq_nbx_send *s = realloc(x->s, (size_t)cap * sizeof *s);
     if (s == NULL)
         return SHMEM_QUEUE_ERR_NOMEM;
@@ -162,7 +162,7 @@ static int dq_nbx_grow_sends(struct shmemi_dq_nbx *x)
 static struct dq_nbx_recv *dq_nbx_next_recv(struct shmemi_dq_nbx *x)
 {
     if (x->nr == x->rcap) {
-        int cap = x->rcap ? 2 * x->rcap : 8;
+        int cap = (int)dq_nbx_next_cap((uint64_t)x->rcap);
         struct dq_nbx_recv **r = realloc(x->r, (size_t)cap * sizeof *r);
         if (r == NULL)
             return NULL;

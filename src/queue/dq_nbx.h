@@ -49,6 +49,13 @@ struct shmemi_dq_nbx {
     int linked;
 };
 
+/* The next capacity of a list (sends, receives): from 8, doubling. One rule for the
+ * lists (dq_nbx.c) and the memory model (queue_usage.c), so the two agree. */
+static inline uint64_t dq_nbx_next_cap(uint64_t cap)
+{
+    return cap ? 2 * cap : 8;
+}
+
 /* Exchange choice (SHMEMQ_DATAQ_EXCHANGE), agreed at create. */
 enum shmemi_dataq_exchange {
     SHMEMI_DATAQ_EXCH_AUTO = 0,

@@ -122,18 +122,13 @@ static uint64_t dq_meta_nbx(int npes)
 }
 
 /* Most scratch the NBX lists reach: n - 1 destinations and n - 1 sources in one flush
- * (capacities double from 8, dq_nbx.c). A message that overflows its room passes
- * through a buffer of its size that the flush frees: not counted. */
-static uint64_t dq_nbx_cap(uint64_t k)
-{
-    uint64_t c = 0;
-    while (c < k)
-        c = c ? 2 * c : 8;
-    return c;
-}
+ * (dq_nbx_next_cap's growth). A message that overflows its room passes through a buffer
+ * of its size that the flush frees: not counted. */
 static uint64_t dq_nbx_scratch_max(int npes)
 {
-    uint64_t c = dq_nbx_cap((uint64_t)npes - 1);
+    uint64_t c = 0;
+    while (c < (uint64_t)npes - 1)
+        c = dq_nbx_next_cap(c);
     return c * (sizeof(struct dq_nbx_send) + sizeof(MPI_Request) + sizeof(void *) +
                 sizeof(struct dq_nbx_recv));
 }
