@@ -101,7 +101,6 @@ static inline int dq_rt_grid(const struct shmemi_dq_route *rt, int p)
     return rt->grid ? rt->grid[p] : p;
 }
 
-
 /* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
  * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
  * porter buffer of pe's local rank. 0, FULL or NOMEM. */
@@ -121,13 +120,13 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
  * alike on every PE),
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
+int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
+                                  int auto_mode, int *uneven);
+
 /* Tests only (test_dataq_route.cc): m > 0 makes create group the team as if team PE p
  * sat on node p % m, a team that is not node-major (a launcher placing ranks round
  * robin), which SHMEMQ_NODE_PES cannot make. Read at create. */
 extern int shmemi_queue_data_route_test_nodes;
-
-int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int auto_mode, int *uneven);
 
 /* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
  * whether some node size could) when bench/simulate's LogGP prediction of a flush says
