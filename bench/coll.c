@@ -190,6 +190,15 @@ static void run_mpi(int op, size_t bytes)
     }
 }
 
+/* One call of op by variant v. */
+static void run_variant(int op, size_t bytes, int v)
+{
+    if (v == V_MPI)
+        run_mpi(op, bytes);
+    else
+        run_shmem(op, bytes, v);
+}
+
 /* The variant's own barrier (OSU's method separates calls with it). */
 static void var_barrier(int v)
 {
@@ -206,20 +215,14 @@ static double time_calls(int op, size_t bytes, int v, long calls, int osu)
     if (!osu || op <= OP_SYNC) {
         double t0 = MPI_Wtime();
         for (long k = 0; k < calls; k++) {
-            if (v == V_MPI)
-                run_mpi(op, bytes);
-            else
-                run_shmem(op, bytes, v);
+            run_variant(op, bytes, v);
         }
         return (MPI_Wtime() - t0) / (double)calls * 1e6;
     }
     double sum = 0;
     for (long k = 0; k < calls; k++) {
         double t0 = MPI_Wtime();
-        if (v == V_MPI)
-            run_mpi(op, bytes);
-        else
-            run_shmem(op, bytes, v);
+        run_variant(op, bytes, v);
         sum += MPI_Wtime() - t0;
         var_barrier(v);
     }
@@ -327,10 +330,7 @@ int main(int argc, char **argv)
                     fill(op, bytes, salt);
                     MPI_Barrier(MPI_COMM_WORLD);
                     /* warm up (and the first call of a team may set things up) */
-                    if (v == V_MPI)
-                        run_mpi(op, bytes);
-                    else
-                        run_shmem(op, bytes, v);
+                    run_variant(op, bytes, v);
                     MPI_Barrier(MPI_COMM_WORLD);
                     /* and the measured library's own barrier: with more PEs than cores,
                      * PEs leave a busy-polling MPI_Barrier up to a scheduler tick apart,
