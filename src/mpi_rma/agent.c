@@ -48,13 +48,10 @@
 #include "shmemi.h"
 #include <hwloc.h>
 #include <limits.h>
-#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
 
 #define AGENT_SPIN_POLLS 8    /* idle polls before the first sleep */
 #define AGENT_DEFAULT_CAP_US 500 /* SHMEMQ_ASYNC_PROGRESS_US's default (settings.c) */
@@ -72,6 +69,12 @@ static struct {
     int parked;
     uint64_t passes, stood_down;
 } sd;
+
+/* The count as the futex word (int and uint32_t may alias). */
+static uint32_t *waiting_word(void)
+{
+    return (uint32_t *)(void *)&sd.waiting;
+}
 
 static struct {
     int planned;    /* this PE's process runs its node's agent (shmemi_agent_plan) */
@@ -176,11 +179,6 @@ static void choose_pu(const cpu_set_t *bound, int bound_known)
     hwloc_topology_destroy(topo);
 }
 
-static long futex(int *word, int op, int val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, word, op, val, ts, NULL, 0);
-}
-
 /* Sleep while n threads of this process progress it themselves. us > 0 (the agent was
  * idle): as long as its back-off says, like an idle pass, and the waiters need not wake
  * it. Otherwise (it was polling at once: traffic): until the count changes, the last
@@ -189,10 +187,8 @@ static void stand_down(int n, long us)
 {
     __atomic_store_n(&sd.parked, us > 0 ? 2 : 1, __ATOMIC_SEQ_CST);
     if (__atomic_load_n(&sd.waiting, __ATOMIC_SEQ_CST) == n) {
-        struct timespec ts = {0, us > 0 ? us * 1000 : AGENT_STAND_DOWN_NS};
-        if (us >= 1000000)
-            ts.tv_sec = us / 1000000, ts.tv_nsec = (us % 1000000) * 1000;
-        (void)futex(&sd.waiting, FUTEX_WAIT_PRIVATE, n, &ts); /* EAGAIN: n changed */
+        long long ns = us > 0 ? us * 1000LL : AGENT_STAND_DOWN_NS;
+        (void)shmemi_futex_wait(waiting_word(), (uint32_t)n, ns, 0); /* n changed: at once */
     }
     __atomic_store_n(&sd.parked, 0, __ATOMIC_SEQ_CST);
     __atomic_add_fetch(&sd.stood_down, 1, __ATOMIC_RELAXED);
@@ -210,7 +206,7 @@ void shmemi_agent_self_end(void)
 {
     if (__atomic_sub_fetch(&sd.waiting, 1, __ATOMIC_SEQ_CST) == 0 &&
         __atomic_load_n(&sd.parked, __ATOMIC_SEQ_CST) == 1)
-        (void)futex(&sd.waiting, FUTEX_WAKE_PRIVATE, 1, NULL);
+        shmemi_futex_wake(waiting_word(), 1, 0);
 }
 
 int shmemi_agent_stats(uint64_t out[2])
@@ -384,7 +380,7 @@ void shmemi_agent_stop(void)
     if (!ag.running)
         return;
     __atomic_store_n(&ag.stop, 1, __ATOMIC_RELEASE);
-    (void)futex(&sd.waiting, FUTEX_WAKE_PRIVATE, INT_MAX, NULL); /* a stood-down agent */
+    shmemi_futex_wake(waiting_word(), INT_MAX, 0); /* a stood-down agent */
     pthread_join(ag.thread, NULL);
     __atomic_store_n(&ag.running, 0, __ATOMIC_RELEASE);
     ag.running = ag.planned = ag.all_served = ag.node_served = 0;

@@ -26,10 +26,6 @@
 #include <sched.h>
 #include <time.h>
 #include <unistd.h>
-#ifdef __linux__
-#include <linux/futex.h>
-#include <sys/syscall.h>
-#endif
 
 /* ---- setup ---- */
 
@@ -272,7 +268,6 @@ static int may_nap(void)
     return shmemi.amo_direct || (shmemi.offnode_am && shmemi_agent_serves_node());
 }
 
-#ifdef __linux__
 /* The epoch's low 32 bits: the futex word (it changes on every post). */
 static uint32_t *cn_word(const cn_line_t *l)
 {
@@ -282,16 +277,11 @@ static uint32_t *cn_word(const cn_line_t *l)
 #endif
     return (uint32_t *)(void *)p;
 }
-#endif
 
 void shmemi_cn_wake(cn_line_t *l)
 {
-#ifdef __linux__
-    /* Not FUTEX_PRIVATE: the sleepers are other processes mapping the same segment. */
-    syscall(SYS_futex, cn_word(l), FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-#else
-    (void)l;
-#endif
+    /* shared: the sleepers are other processes mapping the same segment. */
+    shmemi_futex_wake(cn_word(l), INT_MAX, 1);
 }
 
 static void cn_nap(const cn_line_t *l, uint64_t e)
@@ -301,14 +291,8 @@ static void cn_nap(const cn_line_t *l, uint64_t e)
     uint64_t now = atomic_load_explicit(&l->epoch, memory_order_seq_cst);
     if (now < e) {
         __atomic_fetch_add(&cw.naps, 1, __ATOMIC_RELAXED);
-#ifdef __linux__
-        struct timespec ts = {0, CN_NAP_NS};
-        if (syscall(SYS_futex, cn_word(l), FUTEX_WAIT, (uint32_t)now, &ts, NULL, 0) == 0)
+        if (shmemi_futex_wait(cn_word(l), (uint32_t)now, CN_NAP_NS, 1))
             __atomic_fetch_add(&cw.woken, 1, __ATOMIC_RELAXED);
-#else
-        struct timespec ts = {0, CN_NAP_NS / 10}; /* no futex: a short sleep */
-        nanosleep(&ts, NULL);
-#endif
     }
     atomic_fetch_sub_explicit(&w->sleepers, 1, memory_order_relaxed);
 }

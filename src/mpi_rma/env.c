@@ -1,8 +1,14 @@
-/* env.c: environment variables and clocks. */
+/* env.c: environment variables, clocks and sleeping on a word. */
+#define _GNU_SOURCE 1
 #include "shmemi.h"
 #include <ctype.h>
 #include <errno.h>
 #include <time.h>
+#ifdef __linux__
+#include <linux/futex.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 int shmemi_parse_size(const char *s, size_t *out)
 {
@@ -47,4 +53,33 @@ double shmemi_wtime(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* One place for the futex: the node agent's stand-down (a word of its own process) and
+ * the node collectives' naps (a word in the node's shared segment) both sleep on one. */
+int shmemi_futex_wait(uint32_t *word, uint32_t val, long long ns, int shared)
+{
+    struct timespec ts = {(time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL)};
+#ifdef __linux__
+    return syscall(SYS_futex, word, shared ? FUTEX_WAIT : FUTEX_WAIT_PRIVATE, val, &ts,
+                   NULL, 0) == 0;
+#else
+    /* No futex: a short sleep, so a missed wake costs at most that. */
+    (void)shared;
+    if (__atomic_load_n(word, __ATOMIC_SEQ_CST) == val) {
+        if (ns > 100000)
+            ts.tv_sec = 0, ts.tv_nsec = 100000;
+        nanosleep(&ts, NULL);
+    }
+    return 0;
+#endif
+}
+
+void shmemi_futex_wake(uint32_t *word, int n, int shared)
+{
+#ifdef __linux__
+    (void)syscall(SYS_futex, word, shared ? FUTEX_WAKE : FUTEX_WAKE_PRIVATE, n, NULL, NULL, 0);
+#else
+    (void)word, (void)n, (void)shared;
+#endif
 }

@@ -441,5 +441,10 @@ void shmemi_amo_quiet(const struct shmemq_ctx *c);
 int shmemi_parse_size(const char *s, size_t *out);
 int shmemi_env_bool(const char *name, int dflt);
 double shmemi_wtime(void);
+/* Sleep while *word == val, at most ns nanoseconds, until a wake; 1 when woken. shared:
+ * the word is in memory other processes map (their wakes must reach it). Without a
+ * futex (not Linux) a short sleep, and wakes do nothing. */
+int shmemi_futex_wait(uint32_t *word, uint32_t val, long long ns, int shared);
+void shmemi_futex_wake(uint32_t *word, int n, int shared);
 
 #endif /* SHMEMI_H */
