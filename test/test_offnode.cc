@@ -32,6 +32,7 @@
 extern "C" int shmemi_am_on(void);
 extern "C" int shmemi_agent_running(void);
 extern "C" int shmemi_agent_stats(uint64_t out[2]); // agent.c, for tests
+extern "C" void shmemi_am_burst_stats(uint64_t out[2]); // xport_am.c, for tests
 
 namespace {
 
@@ -221,6 +222,108 @@ TEST(OffNode, MixedAtomicsOnSameWordsExact)
         EXPECT_EQ(olds[(size_t)i], (long)i);
     shmem_barrier_all();
     shmem_free(w);
+}
+
+// Queued atomics off the node leave as one AM request per burst: packed when every record
+// has the same operand (a histogram's adds of 1: 4-byte displacements and one operand,
+// xport_am.c's AM_BURSTP), as they are otherwise. Both forms, every op the server's loop
+// chooses between, 8- and 4-byte words, on the heap and on globals (the data segment's
+// region), from every PE to every PE: exact results, and where the AM transport is on,
+// both forms counted.
+int64_t g_acc64[6][40];
+uint32_t g_acc32[6][40];
+
+template <typename T>
+void push_all(shmem_queue_t q, T *dest, const std::vector<T> &v, int pe, shmem_op_type_t op);
+template <>
+void push_all<int64_t>(shmem_queue_t q, int64_t *dest, const std::vector<int64_t> &v, int pe,
+                       shmem_op_type_t op)
+{
+    ASSERT_EQ(shmem_int64_queue_comm_push(q, dest, v.data(), v.size(), pe, op), 0);
+}
+template <>
+void push_all<uint32_t>(shmem_queue_t q, uint32_t *dest, const std::vector<uint32_t> &v,
+                        int pe, shmem_op_type_t op)
+{
+    ASSERT_EQ(shmem_uint32_queue_comm_push(q, dest, v.data(), v.size(), pe, op), 0);
+}
+
+// rows of w (each W words): 0 adds of 1, 1 adds of (i + origin + 1), 2 XORs of the origin's
+// bit (R odd times), 3 ORs of it, 4 ANDs of its complement (from all ones), 5 SETs of
+// origin + 1
+template <typename T> void queued_bursts_exact(T (*w)[40])
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes(), W = 40, R = 33;
+    const T bit = (T)1 << (me % 30);
+    for (int i = 0; i < W; i++) {
+        for (int r = 0; r < 6; r++)
+            w[r][i] = 0;
+        w[4][i] = (T)~(T)0;
+    }
+    shmem_barrier_all();
+    const shmem_op_type_t ops[6] = {SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_ADD,
+                                    SHMEM_OP_ATOMIC_XOR, SHMEM_OP_ATOMIC_OR,
+                                    SHMEM_OP_ATOMIC_AND, SHMEM_OP_ATOMIC_SET};
+    for (int row = 0; row < 6; row++) {
+        std::vector<T> v((size_t)W);
+        for (int i = 0; i < W; i++)
+            v[(size_t)i] = row == 0   ? (T)1
+                           : row == 1 ? (T)(i + me + 1)
+                           : row == 4 ? (T)~bit
+                           : row == 5 ? (T)(me + 1)
+                                      : bit;
+        // one queue per row: a burst holds one row's records, uniform or not
+        shmem_queue_t q;
+        shmem_queue_config_t c = comm_queue_cfg(ops[row]);
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        for (int r = 0; r < (row == 5 ? 1 : R); r++)
+            for (int d = 0; d < n; d++)
+                push_all<T>(q, w[row], v, (me + d) % n, ops[row]);
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+    }
+    shmem_barrier_all();
+    T all_bits = 0;
+    for (int p = 0; p < n; p++)
+        all_bits |= (T)1 << (p % 30);
+    T xor_bits = 0; // R is odd: each origin's bit once
+    for (int p = 0; p < n; p++)
+        xor_bits ^= (T)1 << (p % 30);
+    for (int i = 0; i < W; i++) {
+        T sum1 = 0;
+        for (int p = 0; p < n; p++)
+            sum1 = (T)(sum1 + (T)(i + p + 1));
+        EXPECT_EQ(w[0][i], (T)(R * n)) << "PE " << me << " word " << i;
+        EXPECT_EQ(w[1][i], (T)(sum1 * R)) << "PE " << me << " word " << i;
+        EXPECT_EQ(w[2][i], xor_bits) << "PE " << me << " word " << i;
+        EXPECT_EQ(w[3][i], all_bits) << "PE " << me << " word " << i;
+        EXPECT_EQ(w[4][i], (T)~all_bits) << "PE " << me << " word " << i;
+        EXPECT_TRUE(w[5][i] >= (T)1 && w[5][i] <= (T)n) << "PE " << me << " word " << i;
+    }
+    shmem_barrier_all();
+}
+
+TEST(OffNode, QueuedAtomicBurstsExactPackedOrNot)
+{
+    uint64_t before[2], after[2];
+    shmemi_am_burst_stats(before);
+    int64_t(*h64)[40] = (int64_t(*)[40])shmem_malloc(sizeof g_acc64);
+    uint32_t(*h32)[40] = (uint32_t(*)[40])shmem_malloc(sizeof g_acc32);
+    ASSERT_TRUE(h64 && h32);
+    queued_bursts_exact<int64_t>(h64);
+    queued_bursts_exact<uint32_t>(h32);
+    queued_bursts_exact<int64_t>(g_acc64);
+    queued_bursts_exact<uint32_t>(g_acc32);
+    shmemi_am_burst_stats(after);
+    int one_node = shmem_team_n_pes(SHMEM_TEAM_SHARED) == shmem_n_pes();
+    if (shmemi_am_on() && !one_node) { // this PE has PEs of other nodes: both forms went
+        EXPECT_GT(after[1], before[1]) << "PE " << shmem_my_pe() << ": no packed burst";
+        EXPECT_GT(after[0], before[0]) << "PE " << shmem_my_pe() << ": no plain burst";
+    } else {
+        EXPECT_EQ(after[1], before[1]) << "PE " << shmem_my_pe();
+    }
+    shmem_free(h32);
+    shmem_free(h64);
 }
 
 // A lock handed from PE to PE across nodes (its CAS and swaps): a plain get-increment-put

@@ -302,6 +302,9 @@ int shmemi_am_init(void);
 void shmemi_am_fini(void);
 void shmemi_am_describe(char *buf, size_t n);
 int shmemi_am_on(void); /* shmemi.offnode_am, for tests (C++ sees no shmemi_state_t) */
+/* Atomic bursts this PE sent through the AM transport: [0] as they are, [1] packed (one
+ * operand for all; xport_am.c). For tests. */
+void shmemi_am_burst_stats(uint64_t out[2]);
 void shmemi_node_inline(int on); /* rma_inline.h's fast path on/off */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);

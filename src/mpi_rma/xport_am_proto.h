@@ -37,7 +37,9 @@ enum {
     AM_BTPUT,   /* typed puts: len displacements, then len values of size bytes */
     AM_BPUT,    /* puts: the record stream {disp, len, payload padded to 8} */
     AM_BTGET,   /* typed gets: len displacements; reply: len values of size bytes */
-    AM_BGET     /* gets: the records {disp, len, local address}; reply: the payloads packed */
+    AM_BGET,    /* gets: the records {disp, len, local address}; reply: the payloads packed */
+    AM_BURSTP   /* AM_BURST with one operand for all (INC, a histogram's adds of 1) and
+                   displacements below 4 GiB: len uint32 displacements, then the operand */
 };
 
 typedef struct {

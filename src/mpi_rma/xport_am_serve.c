@@ -158,6 +158,80 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
     }
 }
 
+/* Record i's displacement and operand, packed (AM_BURSTP: uint32 displacements, one
+ * operand) or not (uint64 displacements, then the operands). */
+#define ACC_DISP(i) (packed ? (uint64_t)ld32(pl + (i) * 4) : ld64(pl + (i) * 8))
+#define ACC_OPND(UT, i) (packed ? one : (UT)ld_ut(ops + (i) * sizeof(UT), sizeof(UT)))
+/* One loop per op and word size, chosen once per burst; each word is checked against
+ * the region before it is touched, and prefetched 16 records ahead (a locked add waits
+ * for its line, so misses would not overlap by themselves: cq_owner.c does the same). */
+#define ACC_LOOP(UT, ATOMIC_OP)                                                           \
+    for (size_t i = 0; i < cnt; i++) {                                                    \
+        if (i + 16 < cnt)                                                                 \
+            __builtin_prefetch(base + ACC_DISP(i + 16), 1);                               \
+        uint64_t d = ACC_DISP(i);                                                         \
+        if (d > lim)                                                                      \
+            at(h, d, sizeof(UT), origin); /* reports it */                                \
+        (void)ATOMIC_OP((UT *)(void *)(base + d), ACC_OPND(UT, i), __ATOMIC_RELAXED);     \
+    }
+#define ACC_OPS(UT)                                                                       \
+    do {                                                                                  \
+        UT one = 0;                                                                       \
+        if (packed)                                                                       \
+            memcpy(&one, ops, sizeof one);                                                \
+        switch ((shmemi_xop_t)h->op) {                                                    \
+        case SHMEMI_XOP_SUM: ACC_LOOP(UT, __atomic_fetch_add) break;                      \
+        case SHMEMI_XOP_SET: ACC_LOOP(UT, __atomic_store_n) break;                        \
+        case SHMEMI_XOP_AND: ACC_LOOP(UT, __atomic_fetch_and) break;                      \
+        case SHMEMI_XOP_OR: ACC_LOOP(UT, __atomic_fetch_or) break;                        \
+        case SHMEMI_XOP_XOR: ACC_LOOP(UT, __atomic_fetch_xor) break;                      \
+        default: shmemi_fatal(routine, "burst of op %d from PE %d", (int)h->op, origin);  \
+        }                                                                                 \
+    } while (0)
+
+static inline uint32_t ld32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+static inline uint64_t ld64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint64_t ld_ut(const unsigned char *p, size_t size)
+{
+    return size == 8 ? ld64(p) : ld32(p);
+}
+
+/* The comm queue's atomic bursts (AM_BURST, AM_BURSTP): cnt accumulates of one op on
+ * words of one PE's region, with relaxed atomics like every queued atomic applied on a
+ * node (cq_apply.c): a FLUSH's fence orders them before its reply. */
+static void apply_acc(const am_req_t *h, const unsigned char *pl, size_t plen, int origin)
+{
+    const int packed = h->kind == AM_BURSTP;
+    size_t es = h->size, cnt = h->len, dsz = packed ? 4 : 8;
+    if ((es != 4 && es != 8) || cnt > plen / dsz ||
+        plen - cnt * dsz != (packed ? es : cnt * es))
+        shmemi_fatal(routine, "malformed burst from PE %d", origin);
+    if (cnt == 0)
+        return;
+    size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
+    char *base = at(h, 0, 0, origin);
+    if (rsize < es)
+        at(h, 0, es, origin); /* reports it */
+    uint64_t lim = rsize - es;
+    const unsigned char *ops = pl + cnt * dsz;
+    if (es == 8)
+        ACC_OPS(uint64_t);
+    else
+        ACC_OPS(uint32_t);
+}
+
 static void apply(const unsigned char *msg, size_t n, int origin)
 {
     am_req_t h;
@@ -189,19 +263,10 @@ static void apply(const unsigned char *msg, size_t n, int origin)
         atomic_thread_fence(memory_order_seq_cst);
         reply(origin, h.tag, NULL, 0);
         break;
-    case AM_BURST: {
-        size_t es = h.size, cnt = h.len;
-        if ((es != 4 && es != 8) || n - sizeof h != cnt * (8 + es))
-            shmemi_fatal(routine, "malformed burst from PE %d", origin);
-        const unsigned char *ops = pl + cnt * 8;
-        for (size_t i = 0; i < cnt; i++) {
-            uint64_t d;
-            memcpy(&d, pl + i * 8, 8);
-            char *p = at(&h, d, es, origin);
-            shmemi_node_amo(p, es, SHMEMI_AMO_ACC, (shmemi_xop_t)h.op, ops + i * es, NULL, NULL);
-        }
+    case AM_BURST:
+    case AM_BURSTP:
+        apply_acc(&h, pl, n - sizeof h, origin);
         break;
-    }
     case AM_PUTS: {
         int64_t rs;
         memcpy(&rs, &h.cond, sizeof rs);
