@@ -16,9 +16,16 @@
  * for direct mode also of the sparse exchange's (flush_time_nbx: SHMEMQ_DATAQ_EXCHANGE=
  * nbx, docs/data_queues.md "Sparse flushes (NBX)").
  *
+ * -k comm: the comm queue instead (bench/cqsim.c, the queue's own rules from
+ * src/queue/cq_plan.h): R ADDs of E bytes per PE per flush into one ATOMIC_ADD queue
+ * (-K k: k op kinds in turn, a SHMEM_OP_ANY queue; RMA path, the default), per PE bursts, payload bytes, distinct peers, node bursts,
+ * chunks issued early by the budget (-B bytes per op kind; default the queue's 64M),
+ * chunks held, per node the fan-in, and a LogGP estimate of the flush (run_comm below).
+ *
  * Output: one line per result with its unit, then (-c FILE, or stdout after a line
  * "CSV") one CSV line per (workload, mode, P, metric):
  *   workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max
+ * (mode "comm_rma" for -k comm).
  */
 #include <shmemx.h>
 #include <getopt.h>
@@ -30,6 +37,8 @@
 #include <time.h>
 
 #include "sim.h"
+#include "cqsim.h"
+#include "../src/queue/cq_plan.h"
 
 /* LogGP parameters, seconds and seconds per byte. */
 typedef struct {
@@ -111,7 +120,10 @@ static void usage(void)
             "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)] [-m direct|routed|both]\n"
             "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
             "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
-            "                [-A ns per P-long array entry per flush]\n");
+            "                [-A ns per P-long array entry per flush]\n"
+            "                [-k data|comm] [-B comm budget bytes per op kind (0: none)]\n"
+            "                [-C comm chunk setting bytes (RMA path: 64K)]\n"
+            "                [-K comm op kinds 1-5: ADD, SET, AND, OR, XOR in turn]\n");
 }
 
 /* The simulator's own answer check for one flush: every message and wire byte sent was
@@ -128,13 +140,120 @@ static int balanced(const sim_pe_t *pe, int P, int records, size_t elem)
            pay + full * elem == (uint64_t)P * (uint64_t)records * elem;
 }
 
+/* Comm queue metrics (-k comm). */
+enum { K_MSGS, K_NODE, K_PEERS, K_BYTES, K_RECV_OFF, K_EARLY, K_SEL, K_SCAN, K_OPEN, K_CHUNKS,
+       K_BUF, K_SWEEP1, K_FANIN, K_TPE, K_N };
+static const char *const kname[K_N] = {
+    "msgs_per_flush", "node_bursts", "peers", "payload_bytes", "recv_offnode",
+    "early_chunks", "budget_selections", "budget_scanned", "open_chunks_hw", "chunks",
+    "buffer_bytes", "sweep_first_here", "fanin_per_node", "pe_time_s"};
+static const char *const kunit[K_N] = {
+    "msgs", "bursts", "PEs", "B", "msgs", "chunks", "shortfalls", "chunks", "chunks",
+    "chunks", "B", "origins", "msgs", "s"};
+
+/* One (workload, P) of the comm queue: cqsim flushes, the metrics, the time model. A
+ * PE's flush (cq_flush.c): its node bursts are applied by it (o and G on the node per
+ * burst and byte); its off-node bursts are one phase like the data queue's (send and
+ * receive o, g, G on the network); completion is a flush per off-node peer (o each) and
+ * one round trip for the last (2 L + 2 o); the sweep visits P x 7 slots and every budget
+ * shortfall its open chunks twice (array entries). The flush ends with its slowest PE. */
+static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int kinds, size_t elem,
+                    int hot, uint64_t seed, int flushes, uint64_t budget_bytes, size_t chunk_c)
+{
+    size_t cbytes = cq_plan_chunk_bytes(chunk_c, P);
+    /* one op kind: an ATOMIC_ADD queue; several: a SHMEM_OP_ANY queue's budget (7 kinds) */
+    cqsim_cfg_t c = {P, n, 1, records, kinds, elem, hot, seed, cbytes,
+                     cq_plan_budget_chunks(budget_bytes, kinds > 1 ? 7 : 1, cbytes)};
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    cqsim_t *s = cqsim_new(&c);
+    cqsim_pe_t *pe = malloc((size_t)P * sizeof *pe);
+    uint64_t *fan = malloc((size_t)(P / n) * sizeof *fan);
+    if (!s || !pe || !fan) {
+        fprintf(stderr, "simulate: comm: bad config or out of memory at P %d\n", P);
+        cqsim_free(s), free(pe), free(fan);
+        return 1;
+    }
+    acc_t a[K_N];
+    memset(a, 0, sizeof a);
+    int status = 0;
+    double tflush = 0, tmax = 0;
+    for (int f = 0; f < flushes; f++) {
+        cqsim_flush(s, f, pe, fan);
+        double worst = 0;
+        uint64_t sent = 0, recv = 0, bytes = 0;
+        for (int p = 0; p < P; p++) {
+            const cqsim_pe_t *e = &pe[p];
+            double ms = e->msgs - e->msgs_node;
+            double t = node.o * e->msgs_node + node.G * (double)e->bytes_node +
+                       phase(&net, ms, e->recv_off, (double)(e->bytes - e->bytes_node),
+                             (double)e->bytes_recv_off) +
+                       (e->peers > e->peers_node ? net.o * (e->peers - e->peers_node) +
+                                                       2 * (net.L + net.o) : 0) +
+                       (7.0 * P + 2.0 * (double)e->scanned) * array_entry;
+            if (t > worst)
+                worst = t;
+            sent += e->msgs, recv += e->recv, bytes += e->bytes;
+            acc_add(&a[K_MSGS], e->msgs);
+            acc_add(&a[K_NODE], e->msgs_node);
+            acc_add(&a[K_PEERS], e->peers);
+            acc_add(&a[K_BYTES], (double)e->bytes);
+            acc_add(&a[K_RECV_OFF], e->recv_off);
+            acc_add(&a[K_EARLY], e->early);
+            acc_add(&a[K_SEL], e->selections);
+            acc_add(&a[K_SCAN], (double)e->scanned);
+            acc_add(&a[K_OPEN], e->open_hw);
+            acc_add(&a[K_CHUNKS], (double)e->chunks);
+            acc_add(&a[K_BUF], (double)e->chunks * (double)cq_plan_chunk_alloc(cbytes));
+            acc_add(&a[K_SWEEP1], e->sweep_first);
+            acc_add(&a[K_TPE], t);
+        }
+        for (int k = 0; k < P / n; k++)
+            acc_add(&a[K_FANIN], (double)fan[k]);
+        if (sent != recv || bytes != (uint64_t)P * (uint64_t)records * elem) {
+            printf("WRONG: %s comm P=%d flush %d: bursts sent %llu, received %llu, bytes %llu\n",
+                   wl, P, f, (unsigned long long)sent, (unsigned long long)recv,
+                   (unsigned long long)bytes);
+            status = 1;
+        }
+        tflush += worst;
+        if (worst > tmax)
+            tmax = worst;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    printf("simulate: %s comm_rma P=%d (%dx%d), %d ops (%d kind(s)) x %zu B per PE, %d "
+           "flush(es), chunk %zu B (%zu records), budget %llu chunks, %.2f s\n", wl, P, P / n, n,
+           records, kinds, elem, flushes, cbytes, cq_plan_records(cbytes, elem), (unsigned long long)c.budget,
+           took);
+    for (int k = 0; k < K_N; k++) {
+        printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", kname[k], a[k].min,
+               a[k].sum / (double)a[k].n, a[k].max, kunit[k]);
+        fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,%s,%s,%.9g,%.9g,%.9g\n", wl, P, n, records, elem,
+                kname[k], kunit[k], a[k].min, a[k].sum / (double)a[k].n, a[k].max);
+    }
+    printf("  %-18s %.6g s per flush (LogGP, the slowest PE)\n", "flush_time", tflush / flushes);
+    printf("  %-18s %.3f s\n", "sim_seconds", took);
+    fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,flush_time,s,%.6g,%.6g,%.6g\n", wl, P, n, records,
+            elem, tflush / flushes, tflush / flushes, tmax);
+    fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,sim_seconds,s,%.3f,%.3f,%.3f\n", wl, P, n, records,
+            elem, took, took, took);
+    fflush(stdout);
+    cqsim_free(s);
+    free(pe);
+    free(fan);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *plist = "1024,10240,102400", *csvf = NULL, *modes = "both";
     int npn = 64, records = 1024, flushes = 1, hot = -1, opt;
-    size_t elem = 8, room_opt = 0;
-    uint64_t seed = 1;
-    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:h")) != -1) {
+    size_t elem = 8, room_opt = 0, chunk_c = 65536;
+    uint64_t seed = 1, budget = CQ_PLAN_BUDGET_DEFAULT;
+    const char *kind = "data";
+    int kinds = 1;
+    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:k:B:C:K:h")) != -1) {
         switch (opt) {
         case 'p': plist = optarg; break;
         case 'n': npn = atoi(optarg); break;
@@ -149,11 +268,18 @@ int main(int argc, char **argv)
         case 'N': if (parse_loggp(optarg, &net)) { usage(); return 2; } break;
         case 'O': if (parse_loggp(optarg, &node)) { usage(); return 2; } break;
         case 'A': array_entry = atof(optarg) * 1e-9; break;
+        case 'k': kind = optarg; break;
+        case 'B': budget = strtoull(optarg, NULL, 0); break;
+        case 'C': chunk_c = (size_t)strtoull(optarg, NULL, 0); break;
+        case 'K': kinds = atoi(optarg); break;
         default: usage(); return opt == 'h' ? 0 : 2;
         }
     }
     if (npn < 1 || records < 0 || elem < 1 || flushes < 1 || hot > 100 ||
-        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed"))) {
+        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed")) ||
+        (strcmp(kind, "data") && strcmp(kind, "comm")) ||
+        (!strcmp(kind, "comm") && ((elem != 4 && elem != 8) || chunk_c < 1024 || kinds < 1 ||
+                                   kinds > 5))) {
         usage();
         return 2;
     }
@@ -188,6 +314,18 @@ int main(int argc, char **argv)
             snprintf(wl, sizeof wl, "hot%d", hots[w]);
         else
             snprintf(wl, sizeof wl, "uniform");
+        if (!strcmp(kind, "comm")) {
+            for (int i = 0; i < np; i++) {
+                int P = ps[i], n = P >= npn ? npn : P;
+                if (P % n) {
+                    fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
+                    continue;
+                }
+                status |= run_comm(csv, wl, P, n, records, kinds, elem, hots[w], seed,
+                                   flushes, budget, chunk_c);
+            }
+            continue;
+        }
         for (int mi = 0; mi < 2; mi++) {
             int routed = mi == 1;
             if (!strcmp(modes, routed ? "direct" : "routed"))
@@ -345,6 +483,8 @@ int main(int argc, char **argv)
         printf("CSV\n%s", mem);
         free(mem);
     }
-    printf("%s\n", status ? "simulate: FAILED" : "simulate: every flush balanced (sent = received, pushed = sent + FULL)");
+    printf("%s\n", status ? "simulate: FAILED"
+                  : !strcmp(kind, "comm") ? "simulate: every flush balanced (bursts sent = received, ADDs pushed = bytes sent)"
+                  : "simulate: every flush balanced (sent = received, pushed = sent + FULL)");
     return status;
 }
