@@ -19,6 +19,8 @@
 #include "../src/queue/cq_plan.h"
 
 extern "C" int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]);
+// later creates and model calls take this budget (NULL: SHMEMQ_QUEUE_BUDGET's, queue_usage.c)
+extern "C" void shmemi_queue_comm_budget_test(const char *value);
 
 namespace {
 
@@ -38,7 +40,8 @@ int push_op(shmem_queue_t q, int32_t *dest, const int32_t *v, int pe, shmem_op_t
 
 // kinds: op kinds pushed in turn (1: an ATOMIC_ADD queue; more: SHMEM_OP_ANY). chunk:
 // SHMEMQ_RMA_CHUNK_BYTES. budget: 0 the default, else the queue's budget in chunks
-// (SHMEMQ_QUEUE_BUDGET per op kind, rounded up so that the queue's kinds give exactly it).
+// (bytes per op kind, rounded up so that the queue's kinds give exactly it; set through
+// the library's test hook, as SHMEMQ_QUEUE_BUDGET is read at shmem_init).
 template <typename T>
 void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int records)
 {
@@ -60,14 +63,14 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
     shmem_queue_t q = nullptr;
     setenv("SHMEMQ_RMA_CHUNK_BYTES", std::to_string(chunk).c_str(), 1);
     if (budget)
-        setenv("SHMEMQ_QUEUE_BUDGET", std::to_string(per_kind).c_str(), 1);
+        shmemi_queue_comm_budget_test(std::to_string(per_kind).c_str());
     setenv("SHMEMQ_COMBINE", "0", 1);     // bursts carry every record
     setenv("SHMEMQ_OWNER_APPLY", "0", 1); // node bursts are applied by the origin
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     shmemx_queue_model_t m;
     ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, np, n, &m), 0);
     unsetenv("SHMEMQ_RMA_CHUNK_BYTES");
-    unsetenv("SHMEMQ_QUEUE_BUDGET");
+    shmemi_queue_comm_budget_test(nullptr);
     unsetenv("SHMEMQ_COMBINE");
     unsetenv("SHMEMQ_OWNER_APPLY");
     // the queue's own sizes are the plan's

@@ -63,12 +63,37 @@ static uint64_t cq_model_slots(int op)
  * shmemi_cq_sizes), so it binds only past that: when chunks reach their 4 KiB floor
  * (P > 16,384), or near it through the chunks' headers (docs/queues_design.md). The
  * count is cq_plan_budget_chunks, which the simulator (bench/cqsim.c) calls too. */
-uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
+/* SHMEMQ_QUEUE_BUDGET in bytes per op kind (0: none), read once at shmem_init
+ * (cq_budget_init) like the other settings of the whole process, not at every create and
+ * model call; atomic only because a test may set it (shmemi_queue_comm_budget_test)
+ * while another thread reads it. */
+static size_t cq_budget_per_kind = CQ_PLAN_BUDGET_DEFAULT;
+
+static size_t cq_budget_parse(const char *e)
 {
     size_t per_kind = CQ_PLAN_BUDGET_DEFAULT;
-    const char *e = getenv("SHMEMQ_QUEUE_BUDGET");
     if (e && *e && shmemi_parse_size(e, &per_kind) != 0)
         per_kind = CQ_PLAN_BUDGET_DEFAULT; /* reported at shmem_init (settings.c) */
+    return per_kind;
+}
+
+void cq_budget_init(void)
+{
+    __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(getenv("SHMEMQ_QUEUE_BUDGET")),
+                     __ATOMIC_RELAXED);
+}
+
+void shmemi_queue_comm_budget_test(const char *value)
+{
+    if (value)
+        __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(value), __ATOMIC_RELAXED);
+    else
+        cq_budget_init();
+}
+
+uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
+{
+    size_t per_kind = __atomic_load_n(&cq_budget_per_kind, __ATOMIC_RELAXED);
     return cq_plan_budget_chunks((uint64_t)per_kind, cq_model_slots(op_type), cbytes);
 }
 
