@@ -7,8 +7,8 @@
  *     node bursts give theirs back at once; with the budget spent, the fullest eighth of
  *     the open chunks leaves (cq_plan_fullest_*, over the open list in the queue's order:
  *     the newest first), then the RMA chunks in flight come back (cq_budget.c);
- *   flush: every open chunk leaves in the sweep's order (cq_plan_sweep_*), and completion
- *     returns every chunk in flight (cq_rma_complete).
+ *   flush: every open chunk leaves, and completion returns every chunk in flight
+ *     (cq_rma_complete); the sweep (cq_plan_sweep_*) says which target is reached first.
  * An origin keeps only its own state (fills and the open list, P x kinds entries,
  * reused), so memory is O(P) words whatever P; per-target results are sums over origins. */
 #include "cqsim.h"
@@ -27,7 +27,6 @@ struct cqsim {
     uint64_t n_open;
     uint32_t *stamp;   /* P: the origin-flush that last sent to the target (peers) */
     uint32_t gen;
-    int64_t *order;    /* the flush sweep's positions (target's, then kind) */
     uint64_t *chunks;  /* P: chunks each queue holds (kept across flushes) */
     uint64_t *early_total; /* P */
     /* the origin being simulated */
@@ -54,10 +53,9 @@ cqsim_t *cqsim_new(const cqsim_cfg_t *c)
     s->prev = malloc(S * sizeof *s->prev);
     s->next = malloc(S * sizeof *s->next);
     s->stamp = calloc(P, sizeof *s->stamp);
-    s->order = malloc(S * sizeof *s->order);
     s->chunks = calloc(P, sizeof *s->chunks);
     s->early_total = calloc(P, sizeof *s->early_total);
-    if (!s->fill || !s->prev || !s->next || !s->stamp || !s->order || !s->chunks ||
+    if (!s->fill || !s->prev || !s->next || !s->stamp || !s->chunks ||
         !s->early_total) {
         cqsim_free(s);
         return NULL;
@@ -70,7 +68,7 @@ void cqsim_free(cqsim_t *s)
 {
     if (!s)
         return;
-    free(s->fill), free(s->prev), free(s->next), free(s->stamp), free(s->order);
+    free(s->fill), free(s->prev), free(s->next), free(s->stamp);
     free(s->chunks), free(s->early_total);
     free(s);
 }
@@ -186,12 +184,6 @@ static void chunk_get(cqsim_t *s)
         s->n_chunks++; /* allocated (over the budget only when nothing is in flight) */
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
 {
     const cqsim_cfg_t *c = &s->c;
@@ -225,20 +217,20 @@ void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
             s->fill[sl] = 1;
         }
         early0 = pe[src].early;
-        /* the flush: every open chunk, from me + 1 on (each target's slots in order),
-         * then completion */
-        size_t k = 0;
-        for (int sl = s->head; sl >= 0; sl = s->next[sl])
-            s->order[k++] = (int64_t)cq_plan_sweep_pos(sl / c->kinds, src, P) * c->kinds +
-                            sl % c->kinds;
-        qsort(s->order, k, sizeof *s->order, cmp_i64);
-        for (size_t j = 0; j < k; j++) {
-            int d = (int)(s->order[j] / c->kinds) + cq_plan_sweep_first(src, P);
-            d = d >= P ? d - P : d;
-            if (j == 0)
-                pe[d].sweep_first++;
-            issue(s, d * c->kinds + (int)(s->order[j] % c->kinds));
+        /* the flush: every open chunk, then completion. The sweep (from me + 1 on) sets
+         * the order, which changes no count here (chunks in flight all come back at
+         * completion): only where it starts is recorded, and the chunks leave in list
+         * order, O(open) rather than a sort per origin. */
+        int first = -1, best = P;
+        for (int sl = s->head; sl >= 0; sl = s->next[sl]) {
+            int pos = cq_plan_sweep_pos(sl / c->kinds, src, P);
+            if (pos < best)
+                best = pos, first = sl / c->kinds;
         }
+        if (first >= 0)
+            pe[first].sweep_first++;
+        while (s->head >= 0)
+            issue(s, s->head);
         reclaim(s, 1);
         s->chunks[src] = s->n_chunks;
         s->early_total[src] += early0;

@@ -103,6 +103,55 @@ static void acc_add(acc_t *a, double v)
     a->n++;
 }
 
+/* What one result line is of: the first six CSV columns. */
+typedef struct {
+    const char *wl, *mode;
+    int P, n, records;
+    size_t elem;
+} rkey_t;
+
+static void csv_key(FILE *csv, const rkey_t *k)
+{
+    fprintf(csv, "%s,%s,%d,%d,%d,%zu,", k->wl, k->mode, k->P, k->n, k->records, k->elem);
+}
+
+/* A metric's min / mean / max over PEs: one line on stdout, one in the CSV. */
+static void put_acc(FILE *csv, const rkey_t *k, const char *name, const char *unit, const acc_t *a)
+{
+    double mean = a->sum / (double)a->n;
+    printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", name, a->min, mean, a->max, unit);
+    csv_key(csv, k);
+    fprintf(csv, "%s,%s,%.9g,%.9g,%.9g\n", name, unit, a->min, mean, a->max);
+}
+
+/* The flush time (mean and worst over flushes) and what simulating took, as CSV lines. */
+static void put_times(FILE *csv, const rkey_t *k, double mean, double worst, double took)
+{
+    csv_key(csv, k);
+    fprintf(csv, "flush_time,s,%.6g,%.6g,%.6g\n", mean, mean, worst);
+    csv_key(csv, k);
+    fprintf(csv, "sim_seconds,s,%.3f,%.3f,%.3f\n", took, took, took);
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The per-PE results (each of `each` bytes) and per-node fan-in of one P; NULL if short. */
+static void *new_results(int P, int n, size_t each, uint64_t **fan)
+{
+    void *pe = malloc((size_t)P * each);
+    *fan = malloc((size_t)(P / n) * sizeof **fan);
+    if (pe && *fan)
+        return pe;
+    free(pe);
+    free(*fan);
+    return NULL;
+}
+
 enum { M_MSGS, M_MSGS1, M_MSGS2, M_RECV1, M_RECV2, M_PEERS, M_BYTES, M_WIRE1, M_WIRE2,
        M_STAGE, M_BUF, M_FULL, M_FANIN, M_TPE, M_N };
 static const char *const mname[M_N] = {
@@ -164,14 +213,14 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
     /* one op kind: an ATOMIC_ADD queue; several: a SHMEM_OP_ANY queue's budget (7 kinds) */
     cqsim_cfg_t c = {P, n, 1, records, kinds, elem, hot, seed, cbytes,
                      cq_plan_budget_chunks(budget_bytes, kinds > 1 ? 7 : 1, cbytes)};
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    cqsim_t *s = cqsim_new(&c);
-    cqsim_pe_t *pe = malloc((size_t)P * sizeof *pe);
-    uint64_t *fan = malloc((size_t)(P / n) * sizeof *fan);
-    if (!s || !pe || !fan) {
+    double t0 = now_s();
+    uint64_t *fan;
+    cqsim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
+    cqsim_t *s = pe ? cqsim_new(&c) : NULL;
+    if (!s) {
         fprintf(stderr, "simulate: comm: bad config or out of memory at P %d\n", P);
-        cqsim_free(s), free(pe), free(fan);
+        if (pe)
+            free(pe), free(fan);
         return 1;
     }
     acc_t a[K_N];
@@ -220,24 +269,17 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
         if (worst > tmax)
             tmax = worst;
     }
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    double took = now_s() - t0;
     printf("simulate: %s comm_rma P=%d (%dx%d), %d ops (%d kind(s)) x %zu B per PE, %d "
            "flush(es), chunk %zu B (%zu records), budget %llu chunks, %.2f s\n", wl, P, P / n, n,
            records, kinds, elem, flushes, cbytes, cq_plan_records(cbytes, elem), (unsigned long long)c.budget,
            took);
-    for (int k = 0; k < K_N; k++) {
-        printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", kname[k], a[k].min,
-               a[k].sum / (double)a[k].n, a[k].max, kunit[k]);
-        fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,%s,%s,%.9g,%.9g,%.9g\n", wl, P, n, records, elem,
-                kname[k], kunit[k], a[k].min, a[k].sum / (double)a[k].n, a[k].max);
-    }
+    const rkey_t key = {wl, "comm_rma", P, n, records, elem};
+    for (int k = 0; k < K_N; k++)
+        put_acc(csv, &key, kname[k], kunit[k], &a[k]);
     printf("  %-18s %.6g s per flush (LogGP, the slowest PE)\n", "flush_time", tflush / flushes);
     printf("  %-18s %.3f s\n", "sim_seconds", took);
-    fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,flush_time,s,%.6g,%.6g,%.6g\n", wl, P, n, records,
-            elem, tflush / flushes, tflush / flushes, tmax);
-    fprintf(csv, "%s,comm_rma,%d,%d,%d,%zu,sim_seconds,s,%.3f,%.3f,%.3f\n", wl, P, n, records,
-            elem, took, took, took);
+    put_times(csv, &key, tflush / flushes, tmax, took);
     fflush(stdout);
     cqsim_free(s);
     free(pe);
@@ -352,12 +394,11 @@ int main(int argc, char **argv)
                 }
                 sim_cfg_t c = {P, n, routed, records, elem, hots[w], seed,
                                (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
-                struct timespec t0, t1;
-                clock_gettime(CLOCK_MONOTONIC, &t0);
+                double t0 = now_s();
                 sim_t *s = sim_new(&c);
-                sim_pe_t *pe = malloc((size_t)P * sizeof *pe);
-                uint64_t *fan = malloc((size_t)(P / n) * sizeof *fan);
-                if (!s || !pe || !fan) {
+                uint64_t *fan;
+                sim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
+                if (!s || !pe) {
                     fprintf(stderr, "simulate: out of memory at P %d\n", P);
                     return 1;
                 }
@@ -431,9 +472,9 @@ int main(int argc, char **argv)
                     tflush += t;
                     if (t > tmax_d) tmax_d = t;
                 }
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+                double took = now_s() - t0;
                 const char *mode = routed ? "routed" : "direct";
+                const rkey_t key = {wl, mode, P, n, records, elem};
                 const shmemx_queue_model_t *m = routed ? &mr : &mf;
                 printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
                        "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
@@ -441,11 +482,7 @@ int main(int argc, char **argv)
                 for (int k = 0; k < M_N; k++) {
                     if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
                         continue;
-                    printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", mname[k],
-                           a[k].min, a[k].sum / (double)a[k].n, a[k].max, munit[k]);
-                    fprintf(csv, "%s,%s,%d,%d,%d,%zu,%s,%s,%.9g,%.9g,%.9g\n", wl, mode, P, n,
-                            records, elem, mname[k], munit[k], a[k].min,
-                            a[k].sum / (double)a[k].n, a[k].max);
+                    put_acc(csv, &key, mname[k], munit[k], &a[k]);
                 }
                 double tm = tflush / flushes;
                 printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
@@ -459,18 +496,15 @@ int main(int argc, char **argv)
                            "agree, one P-long pass; SHMEMQ_DATAQ_EXCHANGE=nbx)\n",
                            "flush_time_nbx", tnbx / flushes, (tnbx / flushes) -
                            tparts[4] / flushes - P * array_entry);
-                    fprintf(csv, "%s,%s,%d,%d,%d,%zu,flush_time_nbx,s,%.6g,%.6g,%.6g\n", wl,
-                            mode, P, n, records, elem, tnbx / flushes, tnbx / flushes,
-                            tnbx / flushes);
+                    csv_key(csv, &key);
+                    fprintf(csv, "flush_time_nbx,s,%.6g,%.6g,%.6g\n", tnbx / flushes,
+                            tnbx / flushes, tnbx / flushes);
                 }
                 printf("  %-18s %.3f s\n", "sim_seconds", took);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                        wl, mode, P, n, records, elem, m->max_total_bytes, m->max_total_bytes,
-                        m->max_total_bytes);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,flush_time,s,%.6g,%.6g,%.6g\n", wl, mode, P, n,
-                        records, elem, tm, tm, tmax_d);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,sim_seconds,s,%.3f,%.3f,%.3f\n", wl, mode, P, n,
-                        records, elem, took, took, took);
+                csv_key(csv, &key);
+                fprintf(csv, "model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                        m->max_total_bytes, m->max_total_bytes, m->max_total_bytes);
+                put_times(csv, &key, tm, tmax_d, took);
                 fflush(stdout);
                 sim_free(s);
                 free(pe);
