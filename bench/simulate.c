@@ -133,6 +133,20 @@ static void put_times(FILE *csv, const rkey_t *k, double mean, double worst, dou
     fprintf(csv, "sim_seconds,s,%.3f,%.3f,%.3f\n", took, took, took);
 }
 
+/* Bytes from the command line: a number with an optional K, M or G (powers of 1024). */
+static uint64_t parse_bytes(const char *v)
+{
+    char *end;
+    uint64_t x = strtoull(v, &end, 0);
+    switch (*end) {
+    case 'G': case 'g': x <<= 10; /* fall through */
+    case 'M': case 'm': x <<= 10; /* fall through */
+    case 'K': case 'k': x <<= 10; break;
+    default: break;
+    }
+    return x;
+}
+
 static double now_s(void)
 {
     struct timespec t;
@@ -170,8 +184,8 @@ static void usage(void)
             "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
             "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
             "                [-A ns per P-long array entry per flush]\n"
-            "                [-k data|comm] [-B comm budget bytes per op kind (0: none)]\n"
-            "                [-C comm chunk setting bytes (RMA path: 64K)]\n"
+            "                [-k data|comm] [-B comm budget bytes per op kind, K/M/G (0: none)]\n"
+            "                [-C comm chunk setting bytes, K/M/G (RMA path: 64K)]\n"
             "                [-K comm op kinds 1-5: ADD, SET, AND, OR, XOR in turn]\n");
 }
 
@@ -311,8 +325,8 @@ int main(int argc, char **argv)
         case 'O': if (parse_loggp(optarg, &node)) { usage(); return 2; } break;
         case 'A': array_entry = atof(optarg) * 1e-9; break;
         case 'k': kind = optarg; break;
-        case 'B': budget = strtoull(optarg, NULL, 0); break;
-        case 'C': chunk_c = (size_t)strtoull(optarg, NULL, 0); break;
+        case 'B': budget = parse_bytes(optarg); break;
+        case 'C': chunk_c = (size_t)parse_bytes(optarg); break;
         case 'K': kinds = atoi(optarg); break;
         default: usage(); return opt == 'h' ? 0 : 2;
         }
