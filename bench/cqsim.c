@@ -202,7 +202,6 @@ void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
         s->n_chunks = s->chunks[src];
         s->n_free = s->n_chunks;
         s->n_pending = s->rma_ops = 0;
-        uint32_t early0 = 0;
         for (int i = 0; i < c->records; i++) {
             int d = sim_pick(c->seed, P, c->n, c->hot_pct, f, src, i);
             int sl = d * c->kinds + i % c->kinds;
@@ -216,7 +215,6 @@ void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
             link_open(s, sl);
             s->fill[sl] = 1;
         }
-        early0 = pe[src].early;
         /* the flush: every open chunk, then completion. The sweep (from me + 1 on) sets
          * the order, which changes no count here (chunks in flight all come back at
          * completion): only where it starts is recorded, and the chunks leave in list
@@ -233,7 +231,7 @@ void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
             issue(s, s->head);
         reclaim(s, 1);
         s->chunks[src] = s->n_chunks;
-        s->early_total[src] += early0;
+        s->early_total[src] += pe[src].early;
         pe[src].chunks = s->n_chunks;
         pe[src].early_total = s->early_total[src];
     }
