@@ -37,10 +37,11 @@ bench_model_LDADD = $(SHMEMQ_LIBS)
 bench_model_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += bench/run bench/plot
 
-# the data queue's dry-run simulator: P virtual PEs in one process, planned by the
-# queues' own code (src/queue/dq_plan.h); docs/scaling.md "The simulator" (issue 23)
+# the queues' dry-run simulator: P virtual PEs in one process, planned by the queues'
+# own code (src/queue/dq_plan.h, src/queue/cq_plan.h with -k comm); docs/scaling.md
+# "The simulator" (issue 23)
 noinst_PROGRAMS += bench/simulate
-bench_simulate_SOURCES = bench/simulate.c bench/sim.c bench/sim.h
+bench_simulate_SOURCES = bench/simulate.c bench/sim.c bench/sim.h bench/cqsim.c bench/cqsim.h
 bench_simulate_LDADD = $(SHMEMQ_LIBS) -lm
 bench_simulate_LDFLAGS = $(NOINSTALL_FLAGS)
 if BUILD_TESTS
@@ -51,6 +52,13 @@ test_test_sim_CPPFLAGS = $(TEST_INCLUDES)
 test_test_sim_LDADD = $(TEST_LIBS)
 test_test_sim_LDFLAGS = $(NOINSTALL_FLAGS)
 test/scale.log: test/test_sim$(EXEEXT)
+# the comm-queue simulator's counts against real comm queues' shmemx_queue_usage
+check_PROGRAMS += test/test_cqsim
+test_test_cqsim_SOURCES = $(TEST_COMMON_SOURCES) test/test_cqsim.cc bench/cqsim.c bench/cqsim.h \
+	bench/sim.c bench/sim.h
+test_test_cqsim_CPPFLAGS = $(TEST_INCLUDES)
+test_test_cqsim_LDADD = $(TEST_LIBS)
+test_test_cqsim_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 # LogGP parameters of this machine's MPI (2 ranks) for bench/simulate's time model
 noinst_PROGRAMS += bench/loggp

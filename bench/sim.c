@@ -37,13 +37,18 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
+int sim_pick(uint64_t seed, int npes, int n, int hot_pct, int f, int src, int i)
+{
+    uint64_t h = mix(seed ^ mix(((uint64_t)(uint32_t)f << 32) ^ (uint32_t)src) ^
+                     ((uint64_t)(uint32_t)i << 20));
+    if (hot_pct && (int)((h >> 40) % 100) < hot_pct)
+        return (int)(h % (uint64_t)n); /* node 0 */
+    return (int)(h % (uint64_t)npes);
+}
+
 int sim_dest(const sim_cfg_t *c, int f, int src, int i)
 {
-    uint64_t h = mix(c->seed ^ mix(((uint64_t)(uint32_t)f << 32) ^ (uint32_t)src) ^
-                     ((uint64_t)(uint32_t)i << 20));
-    if (c->hot_pct && (int)((h >> 40) % 100) < c->hot_pct)
-        return (int)(h % (uint64_t)c->n); /* node 0 */
-    return (int)(h % (uint64_t)c->npes);
+    return sim_pick(c->seed, c->npes, c->n, c->hot_pct, f, src, i);
 }
 
 sim_t *sim_new(const sim_cfg_t *c)

@@ -40,7 +40,11 @@ typedef struct {
     uint32_t flags;             /* sim.c's own: this PE is its own peer in hop 1 / hop 2 */
 } sim_pe_t;
 
-/* The destination (team PE) of record i of PE src in flush f: deterministic. */
+/* The destination of record i of PE src in flush f among npes PEs in nodes of n:
+ * uniform, or with hot_pct % of the records to node 0's PEs; deterministic from seed.
+ * Both simulators' workloads (this one's and bench/cqsim.h's). */
+int sim_pick(uint64_t seed, int npes, int n, int hot_pct, int f, int src, int i);
+/* The destination (team PE) of record i of PE src in flush f: sim_pick of c's grid. */
 int sim_dest(const sim_cfg_t *c, int f, int src, int i);
 
 typedef struct sim sim_t;

@@ -16,9 +16,16 @@
  * for direct mode also of the sparse exchange's (flush_time_nbx: SHMEMQ_DATAQ_EXCHANGE=
  * nbx, docs/data_queues.md "Sparse flushes (NBX)").
  *
+ * -k comm: the comm queue instead (bench/cqsim.c, the queue's own rules from
+ * src/queue/cq_plan.h): R ADDs of E bytes per PE per flush into one ATOMIC_ADD queue
+ * (-K k: k op kinds in turn, a SHMEM_OP_ANY queue; RMA path, the default), per PE bursts, payload bytes, distinct peers, node bursts,
+ * chunks issued early by the budget (-B bytes per op kind; default the queue's 64M),
+ * chunks held, per node the fan-in, and a LogGP estimate of the flush (run_comm below).
+ *
  * Output: one line per result with its unit, then (-c FILE, or stdout after a line
  * "CSV") one CSV line per (workload, mode, P, metric):
  *   workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max
+ * (mode "comm_rma" for -k comm).
  */
 #include <shmemx.h>
 #include <getopt.h>
@@ -30,6 +37,8 @@
 #include <time.h>
 
 #include "sim.h"
+#include "cqsim.h"
+#include "../src/queue/cq_plan.h"
 
 /* LogGP parameters, seconds and seconds per byte. */
 typedef struct {
@@ -94,6 +103,69 @@ static void acc_add(acc_t *a, double v)
     a->n++;
 }
 
+/* What one result line is of: the first six CSV columns. */
+typedef struct {
+    const char *wl, *mode;
+    int P, n, records;
+    size_t elem;
+} rkey_t;
+
+static void csv_key(FILE *csv, const rkey_t *k)
+{
+    fprintf(csv, "%s,%s,%d,%d,%d,%zu,", k->wl, k->mode, k->P, k->n, k->records, k->elem);
+}
+
+/* A metric's min / mean / max over PEs: one line on stdout, one in the CSV. */
+static void put_acc(FILE *csv, const rkey_t *k, const char *name, const char *unit, const acc_t *a)
+{
+    double mean = a->sum / (double)a->n;
+    printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", name, a->min, mean, a->max, unit);
+    csv_key(csv, k);
+    fprintf(csv, "%s,%s,%.9g,%.9g,%.9g\n", name, unit, a->min, mean, a->max);
+}
+
+/* The flush time (mean and worst over flushes) and what simulating took, as CSV lines. */
+static void put_times(FILE *csv, const rkey_t *k, double mean, double worst, double took)
+{
+    csv_key(csv, k);
+    fprintf(csv, "flush_time,s,%.6g,%.6g,%.6g\n", mean, mean, worst);
+    csv_key(csv, k);
+    fprintf(csv, "sim_seconds,s,%.3f,%.3f,%.3f\n", took, took, took);
+}
+
+/* Bytes from the command line: a number with an optional K, M or G (powers of 1024). */
+static uint64_t parse_bytes(const char *v)
+{
+    char *end;
+    uint64_t x = strtoull(v, &end, 0);
+    switch (*end) {
+    case 'G': case 'g': x <<= 10; /* fall through */
+    case 'M': case 'm': x <<= 10; /* fall through */
+    case 'K': case 'k': x <<= 10; break;
+    default: break;
+    }
+    return x;
+}
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The per-PE results (each of `each` bytes) and per-node fan-in of one P; NULL if short. */
+static void *new_results(int P, int n, size_t each, uint64_t **fan)
+{
+    void *pe = malloc((size_t)P * each);
+    *fan = malloc((size_t)(P / n) * sizeof **fan);
+    if (pe && *fan)
+        return pe;
+    free(pe);
+    free(*fan);
+    return NULL;
+}
+
 enum { M_MSGS, M_MSGS1, M_MSGS2, M_RECV1, M_RECV2, M_PEERS, M_BYTES, M_WIRE1, M_WIRE2,
        M_STAGE, M_BUF, M_FULL, M_FANIN, M_TPE, M_N };
 static const char *const mname[M_N] = {
@@ -111,7 +183,10 @@ static void usage(void)
             "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)] [-m direct|routed|both]\n"
             "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
             "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
-            "                [-A ns per P-long array entry per flush]\n");
+            "                [-A ns per P-long array entry per flush]\n"
+            "                [-k data|comm] [-B comm budget bytes per op kind, K/M/G (0: none)]\n"
+            "                [-C comm chunk setting bytes, K/M/G (RMA path: 64K)]\n"
+            "                [-K comm op kinds 1-5: ADD, SET, AND, OR, XOR in turn]\n");
 }
 
 /* The simulator's own answer check for one flush: every message and wire byte sent was
@@ -128,13 +203,113 @@ static int balanced(const sim_pe_t *pe, int P, int records, size_t elem)
            pay + full * elem == (uint64_t)P * (uint64_t)records * elem;
 }
 
+/* Comm queue metrics (-k comm). */
+enum { K_MSGS, K_NODE, K_PEERS, K_BYTES, K_RECV_OFF, K_EARLY, K_SEL, K_SCAN, K_OPEN, K_CHUNKS,
+       K_BUF, K_SWEEP1, K_FANIN, K_TPE, K_N };
+static const char *const kname[K_N] = {
+    "msgs_per_flush", "node_bursts", "peers", "payload_bytes", "recv_offnode",
+    "early_chunks", "budget_selections", "budget_scanned", "open_chunks_hw", "chunks",
+    "buffer_bytes", "sweep_first_here", "fanin_per_node", "pe_time_s"};
+static const char *const kunit[K_N] = {
+    "msgs", "bursts", "PEs", "B", "msgs", "chunks", "shortfalls", "chunks", "chunks",
+    "chunks", "B", "origins", "msgs", "s"};
+
+/* One (workload, P) of the comm queue: cqsim flushes, the metrics, the time model. A
+ * PE's flush (cq_flush.c): its node bursts are applied by it (o and G on the node per
+ * burst and byte); its off-node bursts are one phase like the data queue's (send and
+ * receive o, g, G on the network); completion is a flush per off-node peer (o each) and
+ * one round trip for the last (2 L + 2 o); the sweep visits P x 7 slots and every budget
+ * shortfall its open chunks twice (array entries). The flush ends with its slowest PE. */
+static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int kinds, size_t elem,
+                    int hot, uint64_t seed, int flushes, uint64_t budget_bytes, size_t chunk_c)
+{
+    size_t cbytes = cq_plan_chunk_bytes(chunk_c, P);
+    /* one op kind: an ATOMIC_ADD queue; several: a SHMEM_OP_ANY queue's budget (7 kinds) */
+    cqsim_cfg_t c = {P, n, 1, records, kinds, elem, hot, seed, cbytes,
+                     cq_plan_budget_chunks(budget_bytes, kinds > 1 ? 7 : 1, cbytes)};
+    double t0 = now_s();
+    uint64_t *fan;
+    cqsim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
+    cqsim_t *s = pe ? cqsim_new(&c) : NULL;
+    if (!s) {
+        fprintf(stderr, "simulate: comm: bad config or out of memory at P %d\n", P);
+        if (pe)
+            free(pe), free(fan);
+        return 1;
+    }
+    acc_t a[K_N];
+    memset(a, 0, sizeof a);
+    int status = 0;
+    double tflush = 0, tmax = 0;
+    for (int f = 0; f < flushes; f++) {
+        cqsim_flush(s, f, pe, fan);
+        double worst = 0;
+        uint64_t sent = 0, recv = 0, bytes = 0;
+        for (int p = 0; p < P; p++) {
+            const cqsim_pe_t *e = &pe[p];
+            double ms = e->msgs - e->msgs_node;
+            double t = node.o * e->msgs_node + node.G * (double)e->bytes_node +
+                       phase(&net, ms, e->recv_off, (double)(e->bytes - e->bytes_node),
+                             (double)e->bytes_recv_off) +
+                       (e->peers > e->peers_node ? net.o * (e->peers - e->peers_node) +
+                                                       2 * (net.L + net.o) : 0) +
+                       (7.0 * P + 2.0 * (double)e->scanned) * array_entry;
+            if (t > worst)
+                worst = t;
+            sent += e->msgs, recv += e->recv, bytes += e->bytes;
+            acc_add(&a[K_MSGS], e->msgs);
+            acc_add(&a[K_NODE], e->msgs_node);
+            acc_add(&a[K_PEERS], e->peers);
+            acc_add(&a[K_BYTES], (double)e->bytes);
+            acc_add(&a[K_RECV_OFF], e->recv_off);
+            acc_add(&a[K_EARLY], e->early);
+            acc_add(&a[K_SEL], e->selections);
+            acc_add(&a[K_SCAN], (double)e->scanned);
+            acc_add(&a[K_OPEN], e->open_hw);
+            acc_add(&a[K_CHUNKS], (double)e->chunks);
+            acc_add(&a[K_BUF], (double)e->chunks * (double)cq_plan_chunk_alloc(cbytes));
+            acc_add(&a[K_SWEEP1], e->sweep_first);
+            acc_add(&a[K_TPE], t);
+        }
+        for (int k = 0; k < P / n; k++)
+            acc_add(&a[K_FANIN], (double)fan[k]);
+        if (sent != recv || bytes != (uint64_t)P * (uint64_t)records * elem) {
+            printf("WRONG: %s comm P=%d flush %d: bursts sent %llu, received %llu, bytes %llu\n",
+                   wl, P, f, (unsigned long long)sent, (unsigned long long)recv,
+                   (unsigned long long)bytes);
+            status = 1;
+        }
+        tflush += worst;
+        if (worst > tmax)
+            tmax = worst;
+    }
+    double took = now_s() - t0;
+    printf("simulate: %s comm_rma P=%d (%dx%d), %d ops (%d kind(s)) x %zu B per PE, %d "
+           "flush(es), chunk %zu B (%zu records), budget %llu chunks, %.2f s\n", wl, P, P / n, n,
+           records, kinds, elem, flushes, cbytes, cq_plan_records(cbytes, elem), (unsigned long long)c.budget,
+           took);
+    const rkey_t key = {wl, "comm_rma", P, n, records, elem};
+    for (int k = 0; k < K_N; k++)
+        put_acc(csv, &key, kname[k], kunit[k], &a[k]);
+    printf("  %-18s %.6g s per flush (LogGP, the slowest PE)\n", "flush_time", tflush / flushes);
+    printf("  %-18s %.3f s\n", "sim_seconds", took);
+    put_times(csv, &key, tflush / flushes, tmax, took);
+    fflush(stdout);
+    cqsim_free(s);
+    free(pe);
+    free(fan);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *plist = "1024,10240,102400", *csvf = NULL, *modes = "both";
     int npn = 64, records = 1024, flushes = 1, hot = -1, opt;
-    size_t elem = 8, room_opt = 0;
-    uint64_t seed = 1;
-    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:h")) != -1) {
+    size_t elem = 8, room_opt = 0, chunk_c = 65536;
+    uint64_t seed = 1, budget = CQ_PLAN_BUDGET_DEFAULT;
+    const char *kind = "data";
+    int kinds = 1;
+    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:k:B:C:K:h")) != -1) {
         switch (opt) {
         case 'p': plist = optarg; break;
         case 'n': npn = atoi(optarg); break;
@@ -149,11 +324,18 @@ int main(int argc, char **argv)
         case 'N': if (parse_loggp(optarg, &net)) { usage(); return 2; } break;
         case 'O': if (parse_loggp(optarg, &node)) { usage(); return 2; } break;
         case 'A': array_entry = atof(optarg) * 1e-9; break;
+        case 'k': kind = optarg; break;
+        case 'B': budget = parse_bytes(optarg); break;
+        case 'C': chunk_c = (size_t)parse_bytes(optarg); break;
+        case 'K': kinds = atoi(optarg); break;
         default: usage(); return opt == 'h' ? 0 : 2;
         }
     }
     if (npn < 1 || records < 0 || elem < 1 || flushes < 1 || hot > 100 ||
-        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed"))) {
+        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed")) ||
+        (strcmp(kind, "data") && strcmp(kind, "comm")) ||
+        (!strcmp(kind, "comm") && ((elem != 4 && elem != 8) || chunk_c < 1024 || kinds < 1 ||
+                                   kinds > 5))) {
         usage();
         return 2;
     }
@@ -188,6 +370,18 @@ int main(int argc, char **argv)
             snprintf(wl, sizeof wl, "hot%d", hots[w]);
         else
             snprintf(wl, sizeof wl, "uniform");
+        if (!strcmp(kind, "comm")) {
+            for (int i = 0; i < np; i++) {
+                int P = ps[i], n = P >= npn ? npn : P;
+                if (P % n) {
+                    fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
+                    continue;
+                }
+                status |= run_comm(csv, wl, P, n, records, kinds, elem, hots[w], seed,
+                                   flushes, budget, chunk_c);
+            }
+            continue;
+        }
         for (int mi = 0; mi < 2; mi++) {
             int routed = mi == 1;
             if (!strcmp(modes, routed ? "direct" : "routed"))
@@ -214,12 +408,11 @@ int main(int argc, char **argv)
                 }
                 sim_cfg_t c = {P, n, routed, records, elem, hots[w], seed,
                                (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
-                struct timespec t0, t1;
-                clock_gettime(CLOCK_MONOTONIC, &t0);
+                double t0 = now_s();
                 sim_t *s = sim_new(&c);
-                sim_pe_t *pe = malloc((size_t)P * sizeof *pe);
-                uint64_t *fan = malloc((size_t)(P / n) * sizeof *fan);
-                if (!s || !pe || !fan) {
+                uint64_t *fan;
+                sim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
+                if (!s || !pe) {
                     fprintf(stderr, "simulate: out of memory at P %d\n", P);
                     return 1;
                 }
@@ -293,9 +486,9 @@ int main(int argc, char **argv)
                     tflush += t;
                     if (t > tmax_d) tmax_d = t;
                 }
-                clock_gettime(CLOCK_MONOTONIC, &t1);
-                double took = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+                double took = now_s() - t0;
                 const char *mode = routed ? "routed" : "direct";
+                const rkey_t key = {wl, mode, P, n, records, elem};
                 const shmemx_queue_model_t *m = routed ? &mr : &mf;
                 printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
                        "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
@@ -303,11 +496,7 @@ int main(int argc, char **argv)
                 for (int k = 0; k < M_N; k++) {
                     if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
                         continue;
-                    printf("  %-18s min %12.6g  mean %12.6g  max %12.6g  %s\n", mname[k],
-                           a[k].min, a[k].sum / (double)a[k].n, a[k].max, munit[k]);
-                    fprintf(csv, "%s,%s,%d,%d,%d,%zu,%s,%s,%.9g,%.9g,%.9g\n", wl, mode, P, n,
-                            records, elem, mname[k], munit[k], a[k].min,
-                            a[k].sum / (double)a[k].n, a[k].max);
+                    put_acc(csv, &key, mname[k], munit[k], &a[k]);
                 }
                 double tm = tflush / flushes;
                 printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
@@ -321,18 +510,15 @@ int main(int argc, char **argv)
                            "agree, one P-long pass; SHMEMQ_DATAQ_EXCHANGE=nbx)\n",
                            "flush_time_nbx", tnbx / flushes, (tnbx / flushes) -
                            tparts[4] / flushes - P * array_entry);
-                    fprintf(csv, "%s,%s,%d,%d,%d,%zu,flush_time_nbx,s,%.6g,%.6g,%.6g\n", wl,
-                            mode, P, n, records, elem, tnbx / flushes, tnbx / flushes,
-                            tnbx / flushes);
+                    csv_key(csv, &key);
+                    fprintf(csv, "flush_time_nbx,s,%.6g,%.6g,%.6g\n", tnbx / flushes,
+                            tnbx / flushes, tnbx / flushes);
                 }
                 printf("  %-18s %.3f s\n", "sim_seconds", took);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                        wl, mode, P, n, records, elem, m->max_total_bytes, m->max_total_bytes,
-                        m->max_total_bytes);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,flush_time,s,%.6g,%.6g,%.6g\n", wl, mode, P, n,
-                        records, elem, tm, tm, tmax_d);
-                fprintf(csv, "%s,%s,%d,%d,%d,%zu,sim_seconds,s,%.3f,%.3f,%.3f\n", wl, mode, P, n,
-                        records, elem, took, took, took);
+                csv_key(csv, &key);
+                fprintf(csv, "model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+                        m->max_total_bytes, m->max_total_bytes, m->max_total_bytes);
+                put_times(csv, &key, tm, tmax_d, took);
                 fflush(stdout);
                 sim_free(s);
                 free(pe);
@@ -345,6 +531,8 @@ int main(int argc, char **argv)
         printf("CSV\n%s", mem);
         free(mem);
     }
-    printf("%s\n", status ? "simulate: FAILED" : "simulate: every flush balanced (sent = received, pushed = sent + FULL)");
+    printf("%s\n", status ? "simulate: FAILED"
+                  : !strcmp(kind, "comm") ? "simulate: every flush balanced (bursts sent = received, ADDs pushed = bytes sent)"
+                  : "simulate: every flush balanced (sent = received, pushed = sent + FULL)");
     return status;
 }

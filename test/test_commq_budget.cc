@@ -17,6 +17,8 @@
 
 // the queue's budget in chunks and the chunks it issued early for it (cq_budget.c)
 extern "C" int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]);
+// later creates and model calls take this budget (NULL: SHMEMQ_QUEUE_BUDGET's, queue_usage.c)
+extern "C" void shmemi_queue_comm_budget_test(const char *value);
 
 namespace {
 
@@ -38,9 +40,10 @@ inline uint64_t draw(int from, uint64_t j, uint64_t salt)
     return mix(((uint64_t)from << 40) ^ (j * 0x9E3779B97F4A7C15ULL) ^ salt);
 }
 
+// SHMEMQ_QUEUE_BUDGET is read at shmem_init: the library's test hook stands in for it.
 struct Budget {
-    explicit Budget(const char *bytes) { setenv("SHMEMQ_QUEUE_BUDGET", bytes, 1); }
-    ~Budget() { unsetenv("SHMEMQ_QUEUE_BUDGET"); }
+    explicit Budget(const char *bytes) { shmemi_queue_comm_budget_test(bytes); }
+    ~Budget() { shmemi_queue_comm_budget_test(nullptr); }
 };
 
 struct Path {
@@ -383,7 +386,6 @@ TEST(BudgetModel, BoundedByTheBudget)
     shmemx_queue_model_t m, d, a;
     const int P = 1 << 20, modes[2] = {SHMEMX_QUEUE_MODE_COMM_RMA, SHMEMX_QUEUE_MODE_COMM_AM};
     for (int mode : modes) {
-        unsetenv("SHMEMQ_QUEUE_BUDGET");
         ASSERT_EQ(shmemx_queue_model(&add, mode, P, 64, &d), 0);
         ASSERT_EQ(shmemx_queue_model(&any, mode, P, 64, &a), 0);
         // default: 64 MiB of chunks per op kind

@@ -4,6 +4,7 @@ libshmemq_la_SOURCES += \
 	src/queue/queue_layer.c \
 	src/queue/session.c \
 	src/queue/comm_queue.h \
+	src/queue/cq_plan.h \
 	src/queue/comm_queue.c \
 	src/queue/cq_push.c \
 	src/queue/cq_scratch.c \

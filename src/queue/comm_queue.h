@@ -41,6 +41,7 @@
 #include "queue.h"
 #include "xport.h"
 #include "queue_usage.h"
+#include "cq_plan.h"
 #include <pthread.h>
 
 /* Operation slots: ADD and INC share one (INC is ADD of 1). */
@@ -55,7 +56,6 @@ enum { CQ_S_PUT = 0, CQ_S_GET, CQ_S_ADD, CQ_S_SET, CQ_S_AND, CQ_S_OR, CQ_S_XOR, 
 enum { CQ_MSG_BATCH = 1, CQ_MSG_FLUSH = 2, CQ_MSG_PACKED = 3 };
 enum { CQ_PATH_RMA = 0, CQ_PATH_AM = 1 };
 #define CQ_TAG_MSG 1 /* batches and flush requests: one tag keeps them in order */
-#define CQ_MAX_RMA_INFLIGHT 200000 /* MPICH 4.0.2 aborts beyond ~300k unflushed AMs */
 
 typedef struct {
     uint32_t type;  /* CQ_MSG_* */
@@ -77,6 +77,10 @@ typedef struct shmemq_cq_chunk {
     uint32_t used; /* PUT/GET: stream bytes used */
     unsigned char *msg; /* cq_msghdr_t followed by data */
 } cq_chunk_t;
+
+/* The simulator (bench/cqsim.c) counts chunk bytes with cq_plan.h's figure. */
+_Static_assert(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) == CQ_PLAN_CHUNK_EXTRA,
+               "CQ_PLAN_CHUNK_EXTRA is a chunk's allocation beside its data");
 
 /* One open chunk per (target PE, slot): the public layout the inline push reads. */
 typedef shmemq_cq_slot_t cq_slot_t;
@@ -264,7 +268,7 @@ static inline unsigned char *chunk_data(cq_chunk_t *c)
  * first, then the operands (which start this many 8-byte displacements in). */
 static inline size_t chunk_records(shmem_queue_t q, size_t esize)
 {
-    return q->cbytes / (8 + esize);
+    return cq_plan_records(q->cbytes, esize);
 }
 
 

@@ -10,9 +10,6 @@
 #include "comm_queue.h"
 #include <sched.h>
 
-/* Buckets of fill for choosing the fullest chunks in two passes over the open list. */
-#define CQ_FILL_BUCKETS 64
-
 /* Bytes of records in the open chunk c (its slot holds the count of slotted records). */
 static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
 {
@@ -22,34 +19,22 @@ static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
     return slotted ? (size_t)s->n * (8 + h->esize) : c->used;
 }
 
-static inline unsigned fill_bucket(shmem_queue_t q, size_t fill)
-{
-    size_t b = fill * CQ_FILL_BUCKETS / (q->cbytes + 1);
-    return b >= CQ_FILL_BUCKETS ? CQ_FILL_BUCKETS - 1 : (unsigned)b;
-}
-
 /* Issues the fullest eighth of the open chunks (one at least): one budget shortfall then
- * pays one O(open chunks) selection for many chunks, not one per chunk. */
+ * pays one O(open chunks) selection for many chunks, not one per chunk. The rule is
+ * cq_plan.h's, which the simulator (bench/cqsim.c) runs too. */
 static int issue_fullest(shmem_queue_t q)
 {
-    uint64_t want = q->n_open / 8 ? q->n_open / 8 : 1;
-    uint64_t count[CQ_FILL_BUCKETS] = {0};
+    uint64_t want = cq_plan_fullest_want(q->n_open);
+    uint64_t count[CQ_PLAN_FILL_BUCKETS] = {0};
     for (cq_chunk_t *c = q->open_head; c; c = c->next)
-        count[fill_bucket(q, open_fill(q, c))]++;
-    /* the lowest bucket that, with those above it, holds `want` chunks */
-    unsigned t = CQ_FILL_BUCKETS - 1;
-    uint64_t above = 0;
-    while (t > 0 && above + count[t] < want)
-        above += count[t--];
-    uint64_t at_t = want - above; /* chunks of bucket t to issue */
+        count[cq_plan_fill_bucket(open_fill(q, c), q->cbytes)]++;
+    uint64_t at_t; /* chunks of bucket t to issue */
+    unsigned t = cq_plan_fullest_cut(count, want, &at_t);
     int rc = 0;
     for (cq_chunk_t *c = q->open_head, *nx; c && want; c = nx) {
         nx = c->next; /* the burst unlinks c */
-        unsigned b = fill_bucket(q, open_fill(q, c));
-        if (b < t || (b == t && at_t == 0))
+        if (!cq_plan_fullest_take(cq_plan_fill_bucket(open_fill(q, c), q->cbytes), t, &at_t))
             continue;
-        if (b == t)
-            at_t--;
         want--;
         int r = cq_slot_issue(q, &CQ_SLOTS(q)[(size_t)c->pe * CQ_NSLOTS + chunk_hdr(c)->slot]);
         q->budget_issued++;

@@ -152,14 +152,14 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
 int cq_issue_all(shmem_queue_t q)
 {
     int rc = 0, np = q->fast.n_pes;
-    int first = (q->me + 1) % np, npe = np;
+    int first = cq_plan_sweep_first(q->me, np), npe = np;
     if (q->one_pe >= 0) {
         first = q->one_pe;
         npe = 1;
     } else if (q->one_pe == -1) {
         return 0; /* no chunk opened since the last full flush */
     }
-    for (int k = 0, pe = first; k < npe; k++, pe = pe + 1 == np ? 0 : pe + 1) {
+    for (int k = 0, pe = first; k < npe; k++, pe = cq_plan_sweep_next(pe, np)) {
         cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS];
         for (int j = 0; j < CQ_NSLOTS; j++) {
             if (s[j].ch) {

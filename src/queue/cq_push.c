@@ -7,8 +7,6 @@
 #include "../mpi_rma/bufcache.h"
 #include <limits.h>
 
-#define CQ_RMA_POOL 64 /* chunks before RMA bursts are reclaimed (flush_local per target) */
-
 /* ---- chunks ---- */
 
 /* Chunks of destroyed queues are kept for the next queues (up to CQ_CACHE_BYTES per
@@ -47,7 +45,7 @@ static int chunk_get(shmem_queue_t q, cq_chunk_t **out)
         /* a local flush of the RMA bursts waits for the network: let a few be in flight
          * before paying it (the budget bounds the memory) */
         if (!q->free_chunks && q->rma_pending &&
-            (q->n_chunks >= CQ_RMA_POOL || q->n_chunks >= q->budget_chunks))
+            (q->n_chunks >= CQ_PLAN_RMA_POOL || q->n_chunks >= q->budget_chunks))
             cq_rma_reclaim(q);
         if (!q->free_chunks && q->n_chunks >= q->budget_chunks) {
             int rc = cq_budget_make_room(q);
@@ -63,7 +61,7 @@ static int chunk_get(shmem_queue_t q, cq_chunk_t **out)
     }
     c = cache_take(q->cbytes);
     if (!c) {
-        c = malloc(sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + q->cbytes);
+        c = malloc(cq_plan_chunk_alloc(q->cbytes)); /* the chunk, 64 to align, the message */
         if (!c)
             return SHMEM_QUEUE_ERR_NOMEM;
         c->msg = (unsigned char *)(((uintptr_t)(c + 1) + 63) & ~(uintptr_t)63);

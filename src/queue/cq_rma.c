@@ -60,7 +60,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     cq_msghdr_t *h = chunk_hdr(c);
     unsigned char *data = chunk_data(c);
     cq_mpirc_t st = {0, NULL};
-    if (q->n_rma_issued + n > CQ_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
+    if (q->n_rma_issued + n > CQ_PLAN_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
         return SHMEM_QUEUE_ERR_MPI; /* reported by cq_rma_complete */
     shmemi_xp_burst_t b = {.pe = c->pe, .region = h->win, .type = (shmemi_xtype_t)h->tidx,
                            .esize = h->esize, .n = n};

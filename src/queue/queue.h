@@ -16,6 +16,7 @@ int shmemi_queue_mpi_err(const char *routine, const char *call, int rc);
 /* ---- start-up and shutdown, run by the runtime through the modules queue_layer.c
  * registers (shmemi.h has the finalize steps) ---- */
 void cq_am_init(void);       /* am.c: the receive engine, up from shmem_init */
+void cq_budget_init(void);   /* queue_usage.c: SHMEMQ_QUEUE_BUDGET, read at shmem_init */
 void cq_am_drain(void);      /* am.c, step DRAIN: live comm queues complete and are freed */
 void cq_am_stop(void);       /* am.c, step STOP: the receive engine stops */
 void shmemi_queue_session_fini(void); /* session.c, step COMPLETE: active sessions complete */

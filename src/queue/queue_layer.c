@@ -28,9 +28,16 @@ static const shmemi_module_t data_queues = {
     .fini = {[SHMEMI_FINI_COLLECTIVE] = shmemi_queue_data_fini},
 };
 
+/* The comm queues' settings read once (the budget), then the receive engine. */
+static void comm_queues_init(void)
+{
+    cq_budget_init();
+    cq_am_init();
+}
+
 static const shmemi_module_t comm_queues = {
     .name = "comm queues (AM engine)",
-    .init = cq_am_init,
+    .init = comm_queues_init,
     .fini = {[SHMEMI_FINI_DRAIN] = cq_am_drain, [SHMEMI_FINI_STOP] = cq_am_stop},
 };
 

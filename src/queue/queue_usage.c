@@ -19,8 +19,6 @@
 #include "dq_nbx.h"
 #include "queue_usage.h"
 
-/* Chunks an RMA-path queue allocates before it reclaims in-flight bursts (cq_push.c). */
-#define CQ_MODEL_RMA_POOL 64
 /* Words of the node summing array (cq_node.c, CQ_DENSE_MAX). */
 #define CQ_MODEL_DENSE_WORDS ((uint64_t)1 << 16)
 
@@ -43,11 +41,7 @@ void shmemi_cq_sizes(int path, int npes, size_t *cbytes_out, uint32_t *hsize_out
     }
     /* one open chunk per (target, op): bound that memory at many PEs (64 MiB per op
      * slot; an AM chunk may be smaller than the receive buffers, never larger) */
-    size_t per_pe = ((size_t)64 << 20) / (size_t)npes;
-    if (per_pe < 4096)
-        per_pe = 4096;
-    if (cbytes > per_pe)
-        cbytes = per_pe & ~(size_t)63;
+    cbytes = cq_plan_chunk_bytes(cbytes, npes);
     size_t maxrec = cbytes / 12 + 1;
     uint32_t hsize = 1;
     while (hsize < 2 * maxrec)
@@ -56,13 +50,6 @@ void shmemi_cq_sizes(int path, int npes, size_t *cbytes_out, uint32_t *hsize_out
     *hsize_out = hsize;
     /* one mapping: hstamp and hash (4 bytes a slot each), then the MPI datatype scratch */
     *scratch_out = 2 * sizeof(uint32_t) * hsize + shmemi_mpi_burst_scratch_bytes(maxrec);
-}
-
-/* Bytes of one chunk as chunk_get allocates it (cq_push.c): the chunk, 64 for aligning
- * the message, the message header, the data. */
-static uint64_t cq_chunk_alloc_bytes(size_t cbytes)
-{
-    return sizeof(cq_chunk_t) + 64 + sizeof(cq_msghdr_t) + cbytes;
 }
 
 /* Operation slots a comm queue of this op_type can open per target PE. */
@@ -74,22 +61,40 @@ static uint64_t cq_model_slots(int op)
 /* The budget: 64 MiB of chunks per op kind the queue carries by default, the figure the
  * chunk size already keeps every target's open chunk under (64 MiB / P per chunk, see
  * shmemi_cq_sizes), so it binds only past that: when chunks reach their 4 KiB floor
- * (P > 16,384), or near it through the chunks' headers (docs/queues_design.md). */
-#define CQ_BUDGET_DEFAULT ((size_t)64 << 20)
+ * (P > 16,384), or near it through the chunks' headers (docs/queues_design.md). The
+ * count is cq_plan_budget_chunks, which the simulator (bench/cqsim.c) calls too. */
+/* SHMEMQ_QUEUE_BUDGET in bytes per op kind (0: none), read once at shmem_init
+ * (cq_budget_init) like the other settings of the whole process, not at every create and
+ * model call; atomic only because a test may set it (shmemi_queue_comm_budget_test)
+ * while another thread reads it. */
+static size_t cq_budget_per_kind = CQ_PLAN_BUDGET_DEFAULT;
+
+static size_t cq_budget_parse(const char *e)
+{
+    size_t per_kind = CQ_PLAN_BUDGET_DEFAULT;
+    if (e && *e && shmemi_parse_size(e, &per_kind) != 0)
+        per_kind = CQ_PLAN_BUDGET_DEFAULT; /* reported at shmem_init (settings.c) */
+    return per_kind;
+}
+
+void cq_budget_init(void)
+{
+    __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(getenv("SHMEMQ_QUEUE_BUDGET")),
+                     __ATOMIC_RELAXED);
+}
+
+void shmemi_queue_comm_budget_test(const char *value)
+{
+    if (value)
+        __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(value), __ATOMIC_RELAXED);
+    else
+        cq_budget_init();
+}
 
 uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
 {
-    size_t per_kind = CQ_BUDGET_DEFAULT;
-    const char *e = getenv("SHMEMQ_QUEUE_BUDGET");
-    if (e && *e && shmemi_parse_size(e, &per_kind) != 0)
-        per_kind = CQ_BUDGET_DEFAULT; /* reported at shmem_init (settings.c) */
-    if (per_kind == 0)
-        return UINT64_MAX;
-    uint64_t kinds = cq_model_slots(op_type), bytes;
-    if (__builtin_mul_overflow((uint64_t)per_kind, kinds, &bytes))
-        return UINT64_MAX;
-    uint64_t n = bytes / cq_chunk_alloc_bytes(cbytes);
-    return n ? n : 1;
+    size_t per_kind = __atomic_load_n(&cq_budget_per_kind, __ATOMIC_RELAXED);
+    return cq_plan_budget_chunks((uint64_t)per_kind, cq_model_slots(op_type), cbytes);
 }
 
 /* Per-PE arrays of a comm queue (comm_queue.c, create): slots, am_dirty, rma_pes with
@@ -157,7 +162,7 @@ static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
     u->meta_bytes = cq_meta(q->fast.n_pes) + shmemi_qtraffic_bytes(&q->tr);
     u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0);
     u->buffers = q->n_chunks;
-    u->buffer_bytes = q->n_chunks * cq_chunk_alloc_bytes(q->cbytes);
+    u->buffer_bytes = q->n_chunks * cq_plan_chunk_alloc(q->cbytes);
     u->msgs_last = q->tr.msgs_last;
     u->bytes_last = q->tr.bytes_last;
     u->peers_last = q->tr.peers_last;
@@ -288,13 +293,13 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
                    c->op_type == SHMEM_OP_ATOMIC_INC;
         int node_atomics = node_pes == npes || shmemi.offnode_am;
         m->scratch_once_bytes = node_atomics && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
-        m->buffer_bytes = cq_chunk_alloc_bytes(cbytes);
+        m->buffer_bytes = cq_plan_chunk_alloc(cbytes);
         m->min_buffers = 0;
         uint64_t open = cq_model_slots((int)c->op_type) * (uint64_t)npes;
         if (mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
             /* chunks are open, free or in flight; past the pool, a chunk is allocated
              * only when none is in flight (all reclaimed), i.e. all are open */
-            m->max_buffers = open > CQ_MODEL_RMA_POOL ? open : CQ_MODEL_RMA_POOL;
+            m->max_buffers = open > CQ_PLAN_RMA_POOL ? open : CQ_PLAN_RMA_POOL;
         } else {
             /* AM: in-flight messages each carry at least one outstanding operation */
             uint64_t me = c->max_elems ? c->max_elems : ((uint64_t)1 << 20);
