@@ -124,18 +124,27 @@ static unsigned char *req_buf(size_t n)
     return buf;
 }
 
-static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n);
-
-static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
-                        size_t nb)
+/* A request of header h, then a and b bytes, copied: every source is reusable. */
+static unsigned char *req_copy(const am_req_t *h, const void *a, size_t na, const void *b,
+                               size_t nb, size_t *n)
 {
-    size_t n = sizeof *h + na + nb;
-    unsigned char *buf = req_buf(n);
+    *n = sizeof *h + na + nb;
+    unsigned char *buf = req_buf(*n);
     memcpy(buf, h, sizeof *h);
     if (na)
         memcpy(buf + sizeof *h, a, na);
     if (nb)
         memcpy(buf + sizeof *h + na, b, nb);
+    return buf;
+}
+
+static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n);
+
+static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
+                        size_t nb)
+{
+    size_t n;
+    unsigned char *buf = req_copy(h, a, na, b, nb, &n);
     return send_buf(server, h, buf, n);
 }
 
@@ -736,28 +745,18 @@ static int burst_packable(const shmemi_xp_burst_t *b)
 /* An atomic burst as AM_BURSTP: 4 bytes a record on the wire instead of 12 or 16, and a
  * quarter of the bytes for the server to read. The displacements are narrowed while they
  * are copied into the request, which the plain form copies anyway. */
-static size_t burst_packed(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
+static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
     h->kind = AM_BURSTP;
     __atomic_add_fetch(&o.bursts[1], 1, __ATOMIC_RELAXED);
-    size_t n = sizeof *h + (size_t)b->n * 4 + b->esize;
-    unsigned char *buf = req_buf(n);
+    *n = sizeof *h + (size_t)b->n * 4 + b->esize;
+    unsigned char *buf = req_buf(*n);
     memcpy(buf, h, sizeof *h);
     uint32_t *d = (uint32_t *)(void *)(buf + sizeof *h); /* malloc'd, header 8-aligned */
     for (uint32_t i = 0; i < b->n; i++)
         d[i] = (uint32_t)b->disp[i];
     memcpy(buf + sizeof *h + (size_t)b->n * 4, b->elems, b->esize);
-    pthread_mutex_lock(&o.lock);
-    int rc = send_buf(shmemi_am.server[b->pe], h, buf, n);
-    pthread_mutex_unlock(&o.lock);
-    if (rc != MPI_SUCCESS) {
-        burst_note(st, rc, "MPI_Isend");
-        return 0;
-    }
-    no_hooks = 1;
-    throttle(shmemi_am.server[b->pe]);
-    no_hooks = 0;
-    return (size_t)b->n * b->esize;
+    return buf;
 }
 
 void shmemi_am_burst_stats(uint64_t out[2])
@@ -775,14 +774,16 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     h.pe = b->pe;
     h.len = b->n;
     const void *a = b->disp, *e = b->elems;
-    size_t na = (size_t)b->n * 8, ne = (size_t)b->n * b->esize, bytes = ne;
+    size_t na = (size_t)b->n * 8, ne = (size_t)b->n * b->esize, bytes = ne, n;
+    unsigned char *buf = NULL;
     switch (b->kind) {
     case SHMEMI_XB_ATOMICS:
         h.kind = AM_BURST;
         h.op = (uint8_t)b->op;
         if (b->n && burst_packable(b))
-            return burst_packed(b, &h, st);
-        __atomic_add_fetch(&o.bursts[0], 1, __ATOMIC_RELAXED);
+            buf = burst_pack(b, &h, &n);
+        else
+            __atomic_add_fetch(&o.bursts[0], 1, __ATOMIC_RELAXED);
         break;
     case SHMEMI_XB_TYPED_PUTS:
         h.kind = AM_BTPUT;
@@ -801,8 +802,10 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         h.kind = AM_BGET;
         return burst_get(b, &h, st);
     }
+    if (!buf)
+        buf = req_copy(&h, a, na, e, ne, &n);
     pthread_mutex_lock(&o.lock);
-    int rc = try_send_req(shmemi_am.server[b->pe], &h, a, na, e, ne);
+    int rc = send_buf(shmemi_am.server[b->pe], &h, buf, n);
     pthread_mutex_unlock(&o.lock);
     if (rc != MPI_SUCCESS) {
         burst_note(st, rc, "MPI_Isend");
