@@ -19,6 +19,8 @@
 extern "C" int shmemi_queue_data_route_test_nodes;
 // dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet)
 extern "C" int shmemi_queue_data_route_auto(int npes, int n);
+// data_queue.c: flushes of a routed queue that skipped the overflow reduction
+extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
 
 namespace {
 
@@ -294,6 +296,85 @@ void full_and_overflow()
 }
 
 TEST_F(Routed, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+
+// A flush skips its overflow reduction exactly when no PE of the team held unpopped data
+// at its start (only such a PE can overflow), which every PE learns from the flag its
+// count exchanges carry: so all skip it or none, and what one PE left unpopped still
+// makes every PE reduce, and overflows there are still caught.
+TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(2 * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    if (mode_of(q) != SHMEMX_QUEUE_MODE_DATA_ROUTED) { // a team the grid cannot route
+        EXPECT_EQ(shmemi_queue_data_route_skipped(q, &s0), -1);
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+        return;
+    }
+    ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s0), 0);
+    // 1. everyone sends one element to everyone and pops everything: both flushes skip
+    for (int d = 0; d < n; d++) {
+        int64_t v = val(me, d, 1);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s1), 0);
+    EXPECT_EQ(s1, s0 + 1);
+    for (int s = 0; s < n; s++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 1));
+    }
+    // 2. the last PE keeps what arrives; two elements from everyone then fill its room
+    // per source: the flush after must reduce on every PE and report the overflow
+    for (int d = 0; d < n; d++) {
+        int64_t v = val(me, d, 2);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s2), 0);
+    EXPECT_EQ(s2, s1 + 1);
+    if (me != n - 1)
+        for (int s = 0; s < n; s++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 2));
+        }
+    for (int d = 0; d < n; d++) {
+        int64_t v[2] = {val(me, d, 3), val(me, d, 4)};
+        ASSERT_EQ(shmem_queue_data_push(q, v, 2, d), 0);
+    }
+    // every source sent the last PE two, where one fits: OVERFLOW on every PE
+    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s3), 0);
+    EXPECT_EQ(s3, s2) << "PE " << me << " skipped the reduction with data unpopped on PE "
+                      << n - 1;
+    // nothing lost: the last PE has its round-2 element then the first of round 3; the
+    // rest stays outgoing at the senders and arrives after a pop
+    for (int s = 0; s < n; s++) {
+        int64_t x = -1;
+        if (me == n - 1) {
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 2));
+        }
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, 3));
+        if (me != n - 1) {
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 4));
+        }
+    }
+    expect_all(shmem_queue_global_flush(q), 0);
+    if (me == n - 1)
+        for (int s = 0; s < n; s++) {
+            int64_t x = -1;
+            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+            EXPECT_EQ(x, val(s, me, 4));
+        }
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
 
 // A team that is not node-major (as a launcher placing ranks round robin makes it; the
 // library's test hook groups team PE p on node (2 - 1 - p % 2)): the grid is a table of

@@ -356,6 +356,19 @@ int shmemi_queue_data_stats(shmem_queue_t queue, shmemx_queue_stats_t *stats)
     return 0;
 }
 
+/* For tests: flushes of a routed queue that skipped the overflow reduction (dq_route.c,
+ * step 7). -1 when the handle is bad or the queue is not routed. */
+int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out)
+{
+    struct shmemi_dataq *q;
+    if (dq_check_handle("shmemi_queue_data_route_skipped", queue, &q) != 0 || q->rt == NULL)
+        return -1;
+    dq_lock(q);
+    *out = q->rt->agree_skipped;
+    dq_unlock(q);
+    return 0;
+}
+
 static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out);
 
 int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)

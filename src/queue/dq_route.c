@@ -15,7 +15,8 @@
  *      holds) and 5. hop 2 does the same on the column communicator;
  *   6. the receiver appends each record to its source's FIFO, at most up to the
  *      logical room; what does not fit is noted as an acknowledgement;
- *   7. MPI_Iallreduce(MAX) of "someone overflowed" on the queue's communicator;
+ *   7. MPI_Iallreduce(MAX) of "someone overflowed" on the queue's communicator, only
+ *      when some PE held unpopped data at the start (the counts' flag bit says so);
  *   8. only then, if so: the acknowledgements go back to their senders (two hops), who
  *      keep the rejected tail of each destination's data outgoing, in order.
  */
@@ -460,24 +461,39 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
 /* One hop, in two parts: rt_counts_start sends the byte counts (sc: np counts for the
  * np peers on c; rc receives theirs), so a caller may overlap it with packing;
  * rt_exchange_data completes it, then moves the bytes from sbuf into rb (len set to
- * the total). rt_exchange does both. */
-static int rt_counts_start(MPI_Comm c, const uint64_t *sc, uint64_t *rc, MPI_Request *req)
+ * the total). rt_exchange does both.
+ * Each count carries one flag bit (RT_FLAG, counts never reach it) that the hop ORs
+ * over its peers (*flags): a flush uses it to learn, within its own count exchanges,
+ * whether any PE of the team held unpopped data (step 7). The counts travel from vbuf,
+ * free until the data exchange builds its arrays there (after the counts arrived). */
+#define RT_FLAG ((uint64_t)1 << 63)
+static int rt_counts_start(struct shmemi_dq_route *rt, MPI_Comm c, int np, const uint64_t *sc,
+                           int flag, uint64_t *rc, MPI_Request *req)
 {
-    int mrc = MPI_Ialltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
+    uint64_t *w = (uint64_t *)rt->vbuf; /* k words at least: rt_vbuf_bytes */
+    for (int i = 0; i < np; i++)
+        w[i] = sc[i] | (flag ? RT_FLAG : 0);
+    int mrc = MPI_Ialltoall(w, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
     return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
 }
 
 static int rt_exchange_data(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
                             const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc,
-                            MPI_Request *creq)
+                            MPI_Request *creq, int *flags)
 {
     MPI_Request req;
     int mrc = shmemi_wait_request(creq);
     if (mrc != MPI_SUCCESS)
         return shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
     size_t tot = 0;
-    for (int i = 0; i < np; i++)
+    uint64_t f = 0;
+    for (int i = 0; i < np; i++) {
+        f |= rc[i];
+        rc[i] &= ~RT_FLAG;
         tot += rc[i];
+    }
+    if (flags)
+        *flags = (f & RT_FLAG) != 0;
     rb->len = 0;
     rt_reserve_or_die(rb, tot);
     rb->len = tot;
@@ -515,11 +531,12 @@ static int rt_exchange_data(struct shmemi_dq_route *rt, MPI_Comm c, int np, cons
 }
 
 static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
-                       const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc)
+                       const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
+                       int *flags)
 {
     MPI_Request creq;
-    int rc1 = rt_counts_start(c, sc, rc, &creq);
-    return rc1 ? rc1 : rt_exchange_data(rt, c, np, sbuf, sc, rb, rc, &creq);
+    int rc1 = rt_counts_start(rt, c, np, sc, flag, rc, &creq);
+    return rc1 ? rc1 : rt_exchange_data(rt, c, np, sbuf, sc, rb, rc, &creq, flags);
 }
 
 /* Sort the records of `in` by the grid position's node (by_node) or local rank of their
@@ -619,10 +636,10 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
     /* hop 1 to the sender's local rank, hop 2 along its column to the sender's node */
     rt_bucket(q->rt, acks, 0, 0, rt->n, &a, sc);
     rt_count_hop(q, sc, rt->n, 0);
-    if ((rc1 = rt_exchange(rt, rt->nodec, rt->n, a.p, sc, &b, rc)) == 0) {
+    if ((rc1 = rt_exchange(rt, rt->nodec, rt->n, a.p, sc, 0, &b, rc, NULL)) == 0) {
         rt_bucket(q->rt, &b, 1, 0, rt->nnodes, &a, sc);
         rt_count_hop(q, sc, rt->nnodes, 1);
-        rc1 = rt_exchange(rt, rt->colc, rt->nnodes, a.p, sc, &b, rc);
+        rc1 = rt_exchange(rt, rt->colc, rt->nnodes, a.p, sc, 0, &b, rc, NULL);
     }
     if (rc1 == 0) {
         struct dq_rec r;
@@ -672,9 +689,11 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     for (uint32_t i = 0; i < rt->nent; i++)
         sc[dq_plan_porter(dq_rt_grid(rt, (int)rt->ent[i].d), n)] +=
             dq_plan_rec_bytes(rt->ent[i].len);
-    /* the counts are known before packing: send them meanwhile */
+    /* the counts are known before packing: send them meanwhile, flagged when this PE
+     * holds unpopped data (only then can a delivery overflow here: step 7) */
     MPI_Request creq;
-    int rc1 = rt_counts_start(rt->nodec, sc, rc, &creq);
+    int unpopped = rt->in_total != 0, node_unpopped = 0, team_unpopped = 0;
+    int rc1 = rt_counts_start(rt, rt->nodec, n, sc, unpopped, rc, &creq);
     if (rc1) {
         dq_unlock(q);
         return rc1; /* nothing moved yet */
@@ -710,7 +729,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     /* 3. hop 1 */
     rt_count_hop(q, sc, n, 0);
-    rc1 = rt_exchange_data(rt, rt->nodec, n, st[0].p, sc, &st[1], rc, &creq);
+    rc1 = rt_exchange_data(rt, rt->nodec, n, st[0].p, sc, &st[1], rc, &creq, &node_unpopped);
     if (rc1) {
         rt_restore(q);
         dq_unlock(q);
@@ -719,19 +738,29 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     /* 4, 5. the porter: by destination node, hop 2 */
     rt_bucket(rt, &st[1], 1, 1, nn, &st[2], sc);
     rt_count_hop(q, sc, nn, 1);
-    if ((rc1 = rt_exchange(rt, rt->colc, nn, st[2].p, sc, &st[3], rc)) != 0) {
+    if ((rc1 = rt_exchange(rt, rt->colc, nn, st[2].p, sc, node_unpopped, &st[3], rc,
+                           &team_unpopped)) != 0) {
         dq_unlock(q);
         return rc1;
     }
     /* 6. deliver up to the logical room per source; note what did not fit */
     struct dq_rbuf acks = {0};
     uint64_t overflow = (uint64_t)shmemi_queue_data_route_in_deliver(q, &acks);
-    /* 7. did anyone overflow? */
+    /* 7. did anyone overflow? Only a PE that held unpopped data can (a sender's data for
+     * one destination never exceeds the logical room), and hop 2's flags say whether any
+     * did: every PE of the team sees the same answer, so all skip the reduction or none */
     uint64_t any = 0;
-    MPI_Request req;
-    int mrc = MPI_Iallreduce(&overflow, &any, 1, MPI_UINT64_T, MPI_MAX, q->comm, &req);
-    if (mrc == MPI_SUCCESS)
-        mrc = shmemi_wait_request(&req);
+    int mrc = MPI_SUCCESS;
+    if (team_unpopped) {
+        MPI_Request req;
+        mrc = MPI_Iallreduce(&overflow, &any, 1, MPI_UINT64_T, MPI_MAX, q->comm, &req);
+        if (mrc == MPI_SUCCESS)
+            mrc = shmemi_wait_request(&req);
+    } else {
+        rt->agree_skipped++;
+        if (overflow) /* the rule above broken: a bug, never lose data quietly */
+            shmemi_fatal(rt_routine, "a routed flush overflowed with no unpopped data");
+    }
     if (mrc != MPI_SUCCESS) {
         free(acks.p);
         dq_unlock(q);

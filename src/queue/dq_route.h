@@ -92,7 +92,9 @@ struct shmemi_dq_route {
     struct dq_arr *arr;
     uint32_t arrcap;
     uint64_t *cnt;       /* 3k: bytes per peer of one hop, sent and received, offsets */
-    void *vbuf;          /* counts and displacements of one MPI_Ialltoallv(_c) */
+    void *vbuf;          /* counts and displacements of one MPI_Ialltoallv(_c); before
+                            them, the flagged counts of its count exchange */
+    uint64_t agree_skipped; /* flushes that skipped the overflow reduction (tests) */
 };
 
 /* grid position of team PE p */
