@@ -141,14 +141,28 @@ static void rd_all(double *v, int k, int max, int P, int me)
     }
 }
 
+/* A PE's outgoing bytes per destination (P long) and, in *order, the nd destinations
+ * with bytes in the order they were first pushed to. */
+static uint64_t *outgoing(const ctx_t *x, int **order, int *nd)
+{
+    uint64_t *out = xalloc((size_t)x->P * sizeof *out);
+    *order = xalloc(((size_t)x->R + 1) * sizeof **order);
+    *nd = 0;
+    for (int i = 0; i < x->R; i++) {
+        if (!out[x->dest[i]])
+            (*order)[(*nd)++] = x->dest[i];
+        out[x->dest[i]] += x->E;
+    }
+    return out;
+}
+
 /* ---- direct (dq_flush.c) ---- */
 static void flush_direct(ctx_t *x)
 {
     const int P = x->P, me = x->me;
-    uint64_t *out = xalloc((size_t)P * sizeof *out);
+    int *order, nd;
+    uint64_t *out = outgoing(x, &order, &nd);
     uint64_t *mine = xalloc(2 * (size_t)P * sizeof *mine), *peer = xalloc(2 * (size_t)P * sizeof *peer);
-    for (int i = 0; i < x->R; i++)
-        out[x->dest[i]] += x->E;
     size_t *sd = xalloc((size_t)P * sizeof *sd), *rd = xalloc((size_t)P * sizeof *rd);
     size_t stot = 0;
     for (int p = 0; p < P; p++) {
@@ -203,7 +217,8 @@ static void flush_direct(ctx_t *x)
             x->bad += rb[rd[p] + k] != pay(p, me, k);
         x->got_bytes += peer[2 * p];
     }
-    free(out), free(mine), free(peer), free(sd), free(rd), free(sb), free(rb), free(rq);
+    free(out), free(order), free(mine), free(peer), free(sd), free(rd), free(sb), free(rb);
+    free(rq);
 }
 
 /* ---- routed (dq_route.c) ---- */
@@ -258,15 +273,10 @@ static unsigned char *hop(ctx_t *x, MPI_Comm c, int np, const unsigned char *sbu
 static void flush_routed(ctx_t *x)
 {
     const int P = x->P, n = x->n, me = x->me, nn = P / n;
-    const int node = dq_plan_node(me, n), lr = dq_plan_lr(me, n);
+    const int lr = dq_plan_lr(me, n);
     /* pack: per porter, one record per destination it serves, in first-push order */
-    uint64_t *out = xalloc((size_t)P * sizeof *out);
-    int *order = xalloc(((size_t)x->R + 1) * sizeof *order), nd = 0;
-    for (int i = 0; i < x->R; i++) {
-        if (!out[x->dest[i]])
-            order[nd++] = x->dest[i];
-        out[x->dest[i]] += x->E;
-    }
+    int *order, nd;
+    uint64_t *out = outgoing(x, &order, &nd);
     uint64_t *sc = xalloc((size_t)(n > nn ? n : nn) * sizeof *sc);
     uint64_t *rc = xalloc((size_t)(n > nn ? n : nn) * sizeof *rc);
     size_t stot = 0;
@@ -320,7 +330,6 @@ static void flush_routed(ctx_t *x)
         x->got_bytes += h.bytes;
         o += sizeof h + h.bytes;
     }
-    (void)node;
     red_blocking(0, P, me); /* the agreement */
     free(out), free(order), free(sc), free(rc), free(at), free(sb), free(b1), free(at2);
     free(sb2), free(b2);
@@ -330,13 +339,8 @@ static void flush_routed(ctx_t *x)
 static void flush_nbx(ctx_t *x)
 {
     const int P = x->P, me = x->me;
-    uint64_t *out = xalloc((size_t)P * sizeof *out);
-    int *order = xalloc(((size_t)x->R + 1) * sizeof *order), nd = 0;
-    for (int i = 0; i < x->R; i++) {
-        if (!out[x->dest[i]])
-            order[nd++] = x->dest[i];
-        out[x->dest[i]] += x->E;
-    }
+    int *order, nd;
+    uint64_t *out = outgoing(x, &order, &nd);
     size_t stot = 0;
     for (int t = 0; t < nd; t++)
         stot += out[order[t]];
