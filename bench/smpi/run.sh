@@ -13,7 +13,7 @@
 #         at R = 16 took 8 minutes of a loaded 2-core machine, 2.5 GB)
 #     -n  ranks per node (default 16)
 #     -r  records per PE per flush, one workload each (default "16 128")
-#     -V  also direct mode with SMPI's own MPI_Ialltoallv (every pair posted)
+#     -V  direct mode with SMPI's own MPI_Ialltoallv instead (every pair posted)
 #     -t  timeout of one smpirun (default 900 s)
 # Needs smpicc and smpirun (Debian: libsimgrid-dev); without them it says so and exits 0.
 # The figures are simulated time: the machine's load changes how long the run takes,
