@@ -64,3 +64,6 @@ endif
 noinst_PROGRAMS += bench/loggp
 bench_loggp_SOURCES = bench/loggp.c
 bench_loggp_LDFLAGS = $(NOINSTALL_FLAGS)
+# the exchanges under SimGrid SMPI, against the model (docs/scaling.md, "Cross-check with
+# SimGrid"): built and run by bench/smpi/run.sh with smpicc, never by this build
+EXTRA_DIST += bench/smpi/run.sh bench/smpi/exchange.c bench/smpi/platform.xml
