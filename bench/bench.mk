@@ -35,7 +35,7 @@ noinst_PROGRAMS += bench/model
 bench_model_SOURCES = bench/model.c
 bench_model_LDADD = $(SHMEMQ_LIBS)
 bench_model_LDFLAGS = $(NOINSTALL_FLAGS)
-EXTRA_DIST += bench/run bench/plot
+EXTRA_DIST += bench/run bench/plot bench/scale.sh bench/dataq_exchange.sh
 
 # the queues' dry-run simulator: P virtual PEs in one process, planned by the queues'
 # own code (src/queue/dq_plan.h, src/queue/cq_plan.h with -k comm); docs/scaling.md
