@@ -72,6 +72,24 @@ uint32_t mode_of(shmem_queue_t q)
     return u.mode;
 }
 
+// One element val(me, d, seq) to every team PE d; one popped from every source s, which
+// must be val(s, me, seq).
+void push_one_each(shmem_queue_t q, int me, int n, int64_t seq)
+{
+    for (int d = 0; d < n; d++) {
+        int64_t v = val(me, d, seq);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+    }
+}
+void pop_one_each(shmem_queue_t q, int me, int n, int64_t seq)
+{
+    for (int s = 0; s < n; s++) {
+        int64_t x = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+        EXPECT_EQ(x, val(s, me, seq)) << "from " << s;
+    }
+}
+
 // Elements src sends dst in round r: uneven, some pairs none.
 int count_for(int src, int dst, int r) { return (src * 5 + dst * 3 + r) % 7; }
 
@@ -315,33 +333,19 @@ TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
     }
     ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s0), 0);
     // 1. everyone sends one element to everyone and pops everything: both flushes skip
-    for (int d = 0; d < n; d++) {
-        int64_t v = val(me, d, 1);
-        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
-    }
+    push_one_each(q, me, n, 1);
     expect_all(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s1), 0);
     EXPECT_EQ(s1, s0 + 1);
-    for (int s = 0; s < n; s++) {
-        int64_t x = -1;
-        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, val(s, me, 1));
-    }
+    pop_one_each(q, me, n, 1);
     // 2. the last PE keeps what arrives; two elements from everyone then fill its room
     // per source: the flush after must reduce on every PE and report the overflow
-    for (int d = 0; d < n; d++) {
-        int64_t v = val(me, d, 2);
-        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
-    }
+    push_one_each(q, me, n, 2);
     expect_all(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmemi_queue_data_route_skipped(q, &s2), 0);
     EXPECT_EQ(s2, s1 + 1);
     if (me != n - 1)
-        for (int s = 0; s < n; s++) {
-            int64_t x = -1;
-            ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, 2));
-        }
+        pop_one_each(q, me, n, 2);
     for (int d = 0; d < n; d++) {
         int64_t v[2] = {val(me, d, 3), val(me, d, 4)};
         ASSERT_EQ(shmem_queue_data_push(q, v, 2, d), 0);
@@ -552,15 +556,8 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
         }
     expect_all(shmem_queue_global_flush(q), 0);
-    for (int s = 0; s < n; s++) {
-        int64_t x = -1;
-        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, val(s, me, 100));
-    }
-    for (int d = 0; d < n; d++) {
-        int64_t v = val(me, d, 104);
-        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
-    }
+    pop_one_each(q, me, n, 100);
+    push_one_each(q, me, n, 104);
     expect_all(shmem_queue_global_flush(q), 0);
     for (int s = 0; s < n; s++)
         for (int j = 1; j < 5; j++) {
