@@ -146,6 +146,16 @@ typedef struct {
     unsigned char *records; /* PUTS, GETS: the record stream */
 } shmemi_xp_burst_t;
 
+/* Packed atomic bursts (xport_am.c): 32-bit displacements and one operand for all, a
+ * quarter of the bytes. The AM transport's bursts and the comm queue's own AM batches
+ * (src/queue/am.c) both pack with these. packable: every one of the n operands (esize 4
+ * or 8 bytes) the same, and every displacement below 4 GiB (known without a look when no
+ * region is larger). narrow: n uint64 displacements at src to uint32 at dst (dst may be
+ * src: each write lands at or before its read). */
+int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
+                          uint32_t n);
+void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src, uint32_t n);
+
 #include "xport_am.h" /* the AM transport (needs shmemi_xp_burst_t) */
 /* Space to build one burst's datatypes for up to maxrec records, in memory the caller
  * provides (the comm queue keeps it in one lazily touched mapping, cq_scratch.c):

@@ -715,31 +715,49 @@ void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region
     no_hooks = 0;
 }
 
-/* One operand for every record (of 4 or 8 bytes) and every displacement below 4 GiB:
- * one pass, no early exit, so it vectorizes. */
-static int burst_packable(const shmemi_xp_burst_t *b)
-{
-    uint64_t hi = 0, diff = 0;
-    for (uint32_t i = 0; i < b->n; i++)
-        hi |= b->disp[i];
-    if (b->esize == 8) {
-        uint64_t v0, v;
-        memcpy(&v0, b->elems, 8);
-        for (uint32_t i = 0; i < b->n; i++) {
-            memcpy(&v, b->elems + (size_t)i * 8, 8);
-            diff |= v ^ v0;
-        }
-    } else if (b->esize == 4) {
-        uint32_t v0, v;
-        memcpy(&v0, b->elems, 4);
-        for (uint32_t i = 0; i < b->n; i++) {
-            memcpy(&v, b->elems + (size_t)i * 4, 4);
-            diff |= v ^ v0;
-        }
-    } else {
-        return 0;
+#define SHMEMI_UNIFORM(T)                                                                \
+    SHMEMI_VECTORIZE static int uniform_##T(const T *opnd, uint32_t n)                   \
+    {                                                                                    \
+        T diff = 0, first = opnd[0];                                                     \
+        for (uint32_t i = 0; i < n; i++)                                                 \
+            diff |= opnd[i] ^ first;                                                     \
+        return diff == 0;                                                                \
     }
-    return (hi >> 32) == 0 && diff == 0;
+SHMEMI_UNIFORM(uint64_t)
+SHMEMI_UNIFORM(uint32_t)
+#undef SHMEMI_UNIFORM
+
+SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
+{
+    if (shmemi.heap_size <= ((size_t)1 << 32) && shmemi.data_size <= ((size_t)1 << 32))
+        return 1;
+    uint64_t high = 0;
+    for (uint32_t i = 0; i < n; i++)
+        high |= disp[i];
+    return (high >> 32) == 0;
+}
+
+int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
+                          uint32_t n)
+{
+    /* operands of a chunk's layout: 8-aligned, after n 8-byte displacements */
+    if (n == 0 || (esize != 8 && esize != 4))
+        return 0;
+    if (!(esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
+                     : uniform_uint32_t((const uint32_t *)(const void *)opnd, n)))
+        return 0;
+    return below_4g(disp, n);
+}
+
+SHMEMI_VECTORIZE void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src,
+                                          uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t d;
+        memcpy(&d, src + (size_t)i * 8, 8);
+        uint32_t d32 = (uint32_t)d;
+        memcpy(dst + (size_t)i * 4, &d32, 4);
+    }
 }
 
 /* An atomic burst as AM_BURSTP: 4 bytes a record on the wire instead of 12 or 16, and a
@@ -752,9 +770,7 @@ static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t
     *n = sizeof *h + (size_t)b->n * 4 + b->esize;
     unsigned char *buf = req_buf(*n);
     memcpy(buf, h, sizeof *h);
-    uint32_t *d = (uint32_t *)(void *)(buf + sizeof *h); /* malloc'd, header 8-aligned */
-    for (uint32_t i = 0; i < b->n; i++)
-        d[i] = (uint32_t)b->disp[i];
+    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)b->disp, b->n);
     memcpy(buf + sizeof *h + (size_t)b->n * 4, b->elems, b->esize);
     return buf;
 }
@@ -780,7 +796,7 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     case SHMEMI_XB_ATOMICS:
         h.kind = AM_BURST;
         h.op = (uint8_t)b->op;
-        if (b->n && burst_packable(b))
+        if (shmemi_burst_packable(b->disp, b->elems, b->esize, b->n))
             buf = burst_pack(b, &h, &n);
         else
             __atomic_add_fetch(&o.bursts[0], 1, __ATOMIC_RELAXED);

@@ -43,49 +43,6 @@ uint32_t cq_am_token(void)
     return 2 + t % span;
 }
 
-/* The checks read every element unconditionally so that they vectorize (asked for
- * explicitly: GCC 12's -O2 vectorizes only trivially cheap loops). */
-#if defined(__GNUC__) && !defined(__clang__)
-#define CQ_VECTORIZE __attribute__((optimize("tree-vectorize")))
-#else
-#define CQ_VECTORIZE
-#endif
-
-/* All operands equal? */
-#define CQ_UNIFORM(T)                                                                    \
-    CQ_VECTORIZE static int uniform_##T(const T *opnd, uint32_t n)                       \
-    {                                                                                    \
-        T diff = 0, first = opnd[0];                                                     \
-        for (uint32_t i = 0; i < n; i++)                                                 \
-            diff |= opnd[i] ^ first;                                                     \
-        return diff == 0;                                                                \
-    }
-CQ_UNIFORM(uint64_t)
-CQ_UNIFORM(uint32_t)
-#undef CQ_UNIFORM
-
-/* All displacements below 4 GiB? Always, when no region is larger (the usual case). */
-CQ_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
-{
-    if (shmemi.heap_size <= ((size_t)1 << 32) && shmemi.data_size <= ((size_t)1 << 32))
-        return 1;
-    uint64_t high = 0;
-    for (uint32_t i = 0; i < n; i++)
-        high |= disp[i];
-    return (high >> 32) == 0;
-}
-
-/* 64-bit displacements to 32-bit ones in place (each write lands at or before its read). */
-CQ_VECTORIZE static void narrow_displacements(unsigned char *data, uint32_t n)
-{
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t d;
-        memcpy(&d, data + (size_t)i * 8, 8);
-        uint32_t d32 = (uint32_t)d;
-        memcpy(data + (size_t)i * 4, &d32, 4);
-    }
-}
-
 /* Rewrites an atomic batch of n ops (displacements then operands) in place as PACKED
  * when it qualifies; returns the new body size, or 0 (left as it is). */
 size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n)
@@ -94,13 +51,11 @@ size_t cq_pack(cq_msghdr_t *h, unsigned char *data, uint32_t n)
         return 0;
     /* chunk data is 8-aligned; operands start 8n bytes in */
     const unsigned char *opnd = data + (size_t)n * 8;
-    if (!(h->esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
-                        : uniform_uint32_t((const uint32_t *)(const void *)opnd, n)) ||
-        !below_4g((const uint64_t *)(const void *)data, n))
+    if (!shmemi_burst_packable((const uint64_t *)(const void *)data, opnd, h->esize, n))
         return 0;
     unsigned char v[8];
     memcpy(v, opnd, h->esize);
-    narrow_displacements(data, n);
+    shmemi_burst_narrow(data, data, n); /* in place */
     memcpy(data + (size_t)n * 4, v, h->esize);
     h->type = CQ_MSG_PACKED;
     return (size_t)n * 4 + h->esize;
