@@ -126,37 +126,80 @@ TEST(OffNode, FetchingAmosToComputingTarget)
     shmem_free(ctr);
 }
 
-// The last PE sits in MPI_Barrier (the program's own) while the others push atomic adds
-// to it through a comm queue, flush, and fetch-add on it; all complete.
-TEST(OffNode, QueueFlushAndAmosToTargetInMpiBarrier)
+// The last PE does not call the library while the others push queued atomic adds to it,
+// flush, and fetch-add on it; all complete. Two queues: adds of one constant (bursts that
+// travel packed off the node, xport_am.c) and adds of differing values (bursts as they
+// are). how 0: the target sits in MPI_Barrier (the program's own); 1: it spins on plain
+// loads of its own flag, set after the origins' flushes (where a spinning PE can be
+// served: spin_servable; otherwise it waits in shmem_wait_until).
+void queued_adds_to_idle_target(int how)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1;
     const int N = 256;
-    int64_t *cells = (int64_t *)shmem_calloc(N + 1, sizeof(int64_t));
-    ASSERT_NE(cells, nullptr);
+    int64_t *cells = (int64_t *)shmem_calloc(2 * N + 1, sizeof(int64_t));
+    long *flag = (long *)shmem_calloc(1, sizeof(long));
+    ASSERT_TRUE(cells && flag);
+    const bool spin = spin_servable();
+    uint64_t before[2], after[2];
+    shmemi_am_burst_stats(before);
     shmem_barrier_all();
     if (me != target) {
-        shmem_queue_t q;
+        shmem_queue_t q, q2;
         shmem_queue_config_t c = comm_queue_cfg();
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        ASSERT_EQ(shmem_queue_comm_create(&q2, &c), 0);
         const int64_t three = 3;
         for (int r = 0; r < 4; r++)
-            for (int i = 0; i < N; i++)
+            for (int i = 0; i < N; i++) {
+                const int64_t v = i % 5 + 1;
                 ASSERT_EQ(shmem_int64_queue_comm_push(q, &cells[i], &three, 1, target,
                                                       SHMEM_OP_ATOMIC_ADD), 0);
+                ASSERT_EQ(shmem_int64_queue_comm_push(q2, &cells[N + i], &v, 1, target,
+                                                      SHMEM_OP_ATOMIC_ADD), 0);
+            }
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_local_flush(q2), 0);
         for (int k = 0; k < 50; k++)
-            (void)shmem_int64_atomic_fetch_add(&cells[N], 1, target);
+            (void)shmem_int64_atomic_fetch_add(&cells[2 * N], 1, target);
+        ASSERT_EQ(shmem_queue_comm_destroy(q2), 0);
         ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        if (how == 1)
+            shmem_long_atomic_add(flag, 1, target);
+    } else if (how == 1) {
+        if (spin)
+            ASSERT_TRUE(spin_until(flag, (long)(n - 1))) << "the origins' flags never came";
+        else
+            shmem_long_wait_until(flag, SHMEM_CMP_EQ, (long)(n - 1));
+        // spinning, the target saw every flushed add before any flag
+        for (int i = 0; i < N; i++) {
+            EXPECT_EQ(*(volatile int64_t *)&cells[i], (int64_t)12 * (n - 1)) << i;
+            EXPECT_EQ(*(volatile int64_t *)&cells[N + i], (int64_t)4 * (i % 5 + 1) * (n - 1)) << i;
+        }
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    if (how == 0)
+        MPI_Barrier(MPI_COMM_WORLD);
+    shmemi_am_burst_stats(after);
     shmem_barrier_all();
-    for (int i = 0; i < N; i++)
+    for (int i = 0; i < N; i++) {
         ASSERT_EQ(shmem_int64_g(&cells[i], target), (int64_t)12 * (n - 1)) << i;
-    EXPECT_EQ(shmem_int64_g(&cells[N], target), (int64_t)50 * (n - 1));
+        ASSERT_EQ(shmem_int64_g(&cells[N + i], target), (int64_t)4 * (i % 5 + 1) * (n - 1)) << i;
+    }
+    EXPECT_EQ(shmem_int64_g(&cells[2 * N], target), (int64_t)50 * (n - 1));
+    // an origin on another node than the target sent both forms through the AM transport
+    int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+    int tlead = mylead;
+    MPI_Bcast(&tlead, 1, MPI_INT, target, MPI_COMM_WORLD);
+    if (me != target && tlead != mylead && shmemi_am_on()) {
+        EXPECT_GT(after[1], before[1]) << "PE " << me << ": no packed burst";
+        EXPECT_GT(after[0], before[0]) << "PE " << me << ": no plain burst";
+    }
     shmem_barrier_all();
+    shmem_free(flag);
     shmem_free(cells);
 }
+
+TEST(OffNode, QueueFlushAndAmosToTargetInMpiBarrier) { queued_adds_to_idle_target(0); }
+TEST(OffNode, QueueFlushAndAmosToSpinningTarget) { queued_adds_to_idle_target(1); }
 
 // Every PE updates every PE's words: node peers with CPU atomics, PEs of other nodes
 // through the target node's server, both on the same words, fetching and not, blocking
