@@ -39,6 +39,7 @@
 #include "sim.h"
 #include "cqsim.h"
 #include "../src/queue/cq_plan.h"
+#include "../src/queue/dq_plan.h" /* the hop rule the time model follows */
 
 /* LogGP parameters, seconds and seconds per byte. */
 typedef struct {
@@ -426,9 +427,14 @@ int main(int argc, char **argv)
                     for (int p = 0; p < P; p++) {
                         sim_pe_t *e = &pe[p];
                         double t1p, t2p = 0;
-                        if (routed) {
-                            t1p = phase(&node, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
-                            t2p = phase(&net, e->msgs2, e->recv2, e->wire2_sent, e->wire2_recv);
+                        if (routed) { /* dq_route_hop.c: a point-to-point hop sends
+                                         * every hop peer a message, empty ones too */
+                            int p1 = dq_plan_hop_p2p(n), p2 = dq_plan_hop_p2p(P / n);
+                            double m1 = n - 1, m2 = P / n - 1;
+                            t1p = phase(&node, p1 ? m1 : e->msgs1, p1 ? m1 : e->recv1,
+                                        e->wire_sent, e->wire_recv);
+                            t2p = phase(&net, p2 ? m2 : e->msgs2, p2 ? m2 : e->recv2,
+                                        e->wire2_sent, e->wire2_recv);
                         } else {
                             t1p = phase(&net, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
                             /* dq_nbx.c: an 8-byte acknowledgement back per message (counted
@@ -468,9 +474,11 @@ int main(int argc, char **argv)
                     double agree = lg * (net.L + 2 * net.o + net.g);
                     double walk = 4.0 * (routed ? n + P / n + records : P) * array_entry;
                     double t;
-                    if (routed) { /* dq_route.c: counts, data per hop, then the agreement */
+                    if (routed) { /* dq_route.c: the two hops (a collective one
+                                   * exchanges its counts first), then the agreement */
                         int nn = P / n;
-                        double c1 = alltoall_small(&node, n, 8), c2 = alltoall_small(&net, nn, 8);
+                        double c1 = dq_plan_hop_p2p(n) ? 0 : alltoall_small(&node, n, 8);
+                        double c2 = dq_plan_hop_p2p(nn) ? 0 : alltoall_small(&net, nn, 8);
                         t = c1 + worst[0] + c2 + worst[1] + agree + walk;
                         tparts[0] += c1 + c2, tparts[1] += worst[0], tparts[2] += worst[1];
                     } else { /* dq_flush.c: counts, then the agreement beside the data */

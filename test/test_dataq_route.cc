@@ -21,6 +21,10 @@ extern "C" int shmemi_queue_data_route_test_nodes;
 extern "C" int shmemi_queue_data_route_auto(int npes, int n);
 // data_queue.c: flushes of a routed queue that skipped the overflow reduction
 extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
+// dq_route.h: tests only, the collective hop exchange where it would go point to point
+extern "C" int shmemi_queue_data_route_test_coll;
+// data_queue.c: hops moved point to point (out[0]) and collectively (out[1])
+extern "C" int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2]);
 
 namespace {
 
@@ -319,7 +323,7 @@ TEST_F(Routed, FullAndOverflowWithoutLoss) { full_and_overflow(); }
 // at its start (only such a PE can overflow), which every PE learns from the flag its
 // count exchanges carry: so all skip it or none, and what one PE left unpopped still
 // makes every PE reduce, and overflows there are still caught.
-TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
+void overflow_reduction_skipped()
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
     shmem_queue_config_t c = data_queue_cfg(2 * sizeof(int64_t), sizeof(int64_t));
@@ -378,6 +382,60 @@ TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
             EXPECT_EQ(x, val(s, me, 4));
         }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped) { overflow_reduction_skipped(); }
+
+// Every hop of these teams (at most 16 PEs: at most 16 peers a hop) goes point to point
+// by default; the test hook makes them collective. Two hops a flush either way, the
+// data exact (checked by the callers' other cases; here the hop counts).
+void hops_as_chosen(int collective)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    shmem_queue_config_t c = data_queue_cfg(4096, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    uint64_t h[2] = {0, 0};
+    if (mode_of(q) != SHMEMX_QUEUE_MODE_DATA_ROUTED) { // a team the grid cannot route
+        EXPECT_EQ(shmemi_queue_data_route_hops(q, h), -1);
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+        return;
+    }
+    for (int f = 0; f < 3; f++) {
+        push_one_each(q, me, n, f);
+        expect_all(shmem_queue_global_flush(q), 0);
+        pop_one_each(q, me, n, f);
+    }
+    ASSERT_EQ(shmemi_queue_data_route_hops(q, h), 0);
+    EXPECT_EQ(h[collective ? 1 : 0], 6u);
+    EXPECT_EQ(h[collective ? 0 : 1], 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+TEST_F(Routed, HopsGoPointToPointByDefault) { hops_as_chosen(0); }
+
+// The collective hop exchange (an MPI_Ialltoall of the counts, then MPI_Ialltoallv),
+// which larger hops take (more than DQ_PLAN_HOP_P2P_MAX peers), forced by the test hook:
+// the same exact data, order, overflow and skipped-reduction rules.
+struct RoutedCollectiveHops : Routed {
+    void SetUp() override
+    {
+        Routed::SetUp();
+        shmemi_queue_data_route_test_coll = 1;
+    }
+    void TearDown() override
+    {
+        shmemi_queue_data_route_test_coll = 0;
+        Routed::TearDown();
+    }
+};
+TEST_F(RoutedCollectiveHops, HopsAreCollective) { hops_as_chosen(1); }
+TEST_F(RoutedCollectiveHops, EveryPeToEveryPeExactAndInOrder)
+{
+    all_to_all(SHMEM_TEAM_WORLD, 4);
+}
+TEST_F(RoutedCollectiveHops, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+TEST_F(RoutedCollectiveHops, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
+{
+    overflow_reduction_skipped();
 }
 
 // A team that is not node-major (as a launcher placing ranks round robin makes it; the

@@ -10,6 +10,7 @@ libshmemq_la_SOURCES += \
 	src/queue/dq_route.h \
 	src/queue/dq_route.c \
 	src/queue/dq_route_in.c \
+	src/queue/dq_route_hop.c \
 	src/queue/dq_size.c \
 	src/queue/dq_bufcache.c
 shmemqinc_HEADERS += include/shmemq/dataq.h

@@ -369,6 +369,20 @@ int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out)
     return 0;
 }
 
+/* For tests: hops of a routed queue moved point to point (out[0]) and collectively
+ * (out[1]) (dq_route_hop.c). -1 when the handle is bad or the queue is not routed. */
+int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2])
+{
+    struct shmemi_dataq *q;
+    if (dq_check_handle("shmemi_queue_data_route_hops", queue, &q) != 0 || q->rt == NULL)
+        return -1;
+    dq_lock(q);
+    out[0] = q->rt->hops[0];
+    out[1] = q->rt->hops[1];
+    dq_unlock(q);
+    return 0;
+}
+
 static int dq_release(struct shmemi_dataq *q, const char *routine, int bad, size_t *left_out);
 
 int shmem_queue_data_destroy(shmem_queue_t *queue, shmem_team_t team)

@@ -8,15 +8,14 @@
  *   2. pack: per porter l, one record {to d, from me, bytes} + payload per destination
  *      d it serves that has data, in the order they were first pushed to (the porter
  *      buffers' runs are copied to their record, in push order); the counts are known
- *      from the destination table first, so hop 1's MPI_Ialltoall of them runs while
- *      packing;
- *   3. hop 1: that count exchange, MPI_Ialltoallv(_c) on the node communicator;
+ *      from the destination table first, so a collective hop sends them while packing;
+ *   3. hop 1 on the node communicator (dq_route_hop.c: point to point, or collective);
  *   4. the porter sorts what arrived by the destination's node (stable: per-pair order
  *      holds) and 5. hop 2 does the same on the column communicator;
  *   6. the receiver appends each record to its source's FIFO, at most up to the
  *      logical room; what does not fit is noted as an acknowledgement;
  *   7. MPI_Iallreduce(MAX) of "someone overflowed" on the queue's communicator, only
- *      when some PE held unpopped data at the start (the counts' flag bit says so);
+ *      when some PE held unpopped data at the start (the hops' flag bit says so);
  *   8. only then, if so: the acknowledgements go back to their senders (two hops), who
  *      keep the rejected tail of each destination's data outgoing, in order.
  */
@@ -32,13 +31,17 @@ static int rt_k(int npes, int n)
     return dq_plan_k(npes, n);
 }
 
+/* One hop's per-peer arrays: the collective exchange's counts and displacements, or the
+ * point-to-point one's requests and matched messages (dq_route_hop.c). */
 static size_t rt_vbuf_bytes(int k)
 {
 #if MPI_VERSION >= 4
-    return 2 * (size_t)k * (sizeof(MPI_Count) + sizeof(MPI_Aint));
+    size_t coll = 2 * (size_t)k * (sizeof(MPI_Count) + sizeof(MPI_Aint));
 #else
-    return 4 * (size_t)k * sizeof(int);
+    size_t coll = 4 * (size_t)k * sizeof(int);
 #endif
+    size_t p2p = (size_t)k * (2 * sizeof(MPI_Request) + sizeof(MPI_Message));
+    return coll > p2p ? coll : p2p;
 }
 
 uint64_t shmemi_queue_data_route_meta(int npes, int n)
@@ -262,6 +265,7 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
 /* ---- create and destroy ---- */
 
 int shmemi_queue_data_route_test_nodes;
+int shmemi_queue_data_route_test_coll;
 
 /* This PE's node, named by the world rank of its node's first PE (tests: see
  * shmemi_queue_data_route_test_nodes). */
@@ -430,6 +434,9 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
      * on every PE (maxroom is agreed), so all pick the same call. */
     rt->int_counts = (size_t)INT_MAX / P > sizeof(struct dq_rec) &&
                      maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec);
+    for (int h = 0; h < 2; h++)
+        rt->p2p[h] = rt->int_counts && !shmemi_queue_data_route_test_coll &&
+                     dq_plan_hop_p2p(h ? rt->nnodes : n);
     /* a node-major team (grid[p] == p) needs no table: the usual case, and the model's */
     int identity = 1;
     for (int p = 0; p < npes && identity; p++)
@@ -457,87 +464,6 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
 }
 
 /* ---- the flush ---- */
-
-/* One hop, in two parts: rt_counts_start sends the byte counts (sc: np counts for the
- * np peers on c; rc receives theirs), so a caller may overlap it with packing;
- * rt_exchange_data completes it, then moves the bytes from sbuf into rb (len set to
- * the total). rt_exchange does both.
- * Each count carries one flag bit (RT_FLAG, counts never reach it) that the hop ORs
- * over its peers (*flags): a flush uses it to learn, within its own count exchanges,
- * whether any PE of the team held unpopped data (step 7). The counts travel from vbuf,
- * free until the data exchange builds its arrays there (after the counts arrived). */
-#define RT_FLAG ((uint64_t)1 << 63)
-static int rt_counts_start(struct shmemi_dq_route *rt, MPI_Comm c, int np, const uint64_t *sc,
-                           int flag, uint64_t *rc, MPI_Request *req)
-{
-    uint64_t *w = (uint64_t *)rt->vbuf; /* k words at least: rt_vbuf_bytes */
-    for (int i = 0; i < np; i++)
-        w[i] = sc[i] | (flag ? RT_FLAG : 0);
-    int mrc = MPI_Ialltoall(w, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
-    return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
-}
-
-static int rt_exchange_data(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
-                            const uint64_t *sc, struct dq_rbuf *rb, uint64_t *rc,
-                            MPI_Request *creq, int *flags)
-{
-    MPI_Request req;
-    int mrc = shmemi_wait_request(creq);
-    if (mrc != MPI_SUCCESS)
-        return shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoall", mrc);
-    size_t tot = 0;
-    uint64_t f = 0;
-    for (int i = 0; i < np; i++) {
-        f |= rc[i];
-        rc[i] &= ~RT_FLAG;
-        tot += rc[i];
-    }
-    if (flags)
-        *flags = (f & RT_FLAG) != 0;
-    rb->len = 0;
-    rt_reserve_or_die(rb, tot);
-    rb->len = tot;
-    const char *call = "MPI_Ialltoallv";
-    if (rt->int_counts) { /* every count and displacement fits: see int_counts */
-        int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
-        size_t so = 0, ro = 0;
-        for (int i = 0; i < np; i++) {
-            cs[i] = (int)sc[i], cr[i] = (int)rc[i];
-            ds[i] = (int)so, dr[i] = (int)ro;
-            so += sc[i], ro += rc[i];
-        }
-        mrc = MPI_Ialltoallv(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
-        call = "MPI_Ialltoallv";
-    } else {
-#if MPI_VERSION >= 4
-    MPI_Count *cs = (MPI_Count *)rt->vbuf, *cr = cs + np;
-    MPI_Aint *ds = (MPI_Aint *)(void *)(cr + np), *dr = ds + np;
-    MPI_Aint so = 0, ro = 0;
-    for (int i = 0; i < np; i++) {
-        cs[i] = (MPI_Count)sc[i], cr[i] = (MPI_Count)rc[i];
-        ds[i] = so, dr[i] = ro;
-        so += (MPI_Aint)sc[i], ro += (MPI_Aint)rc[i];
-    }
-    mrc = MPI_Ialltoallv_c(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
-    call = "MPI_Ialltoallv_c";
-#else
-    (void)sc, (void)rc; /* not reached: such a queue was made direct (route_setup) */
-    return shmemi_queue_mpi_err(rt_routine, "MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
-#endif
-    }
-    if (mrc == MPI_SUCCESS)
-        mrc = shmemi_wait_request(&req);
-    return mrc == MPI_SUCCESS ? 0 : shmemi_queue_mpi_err(rt_routine, call, mrc);
-}
-
-static int rt_exchange(struct shmemi_dq_route *rt, MPI_Comm c, int np, const char *sbuf,
-                       const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
-                       int *flags)
-{
-    MPI_Request creq;
-    int rc1 = rt_counts_start(rt, c, np, sc, flag, rc, &creq);
-    return rc1 ? rc1 : rt_exchange_data(rt, c, np, sbuf, sc, rb, rc, &creq, flags);
-}
 
 /* Sort the records of `in` by the grid position's node (by_node) or local rank of their
  * `to` into `out`, keeping their order within each group; cnt: k counts out. */
@@ -636,10 +562,10 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
     /* hop 1 to the sender's local rank, hop 2 along its column to the sender's node */
     rt_bucket(q->rt, acks, 0, 0, rt->n, &a, sc);
     rt_count_hop(q, sc, rt->n, 0);
-    if ((rc1 = rt_exchange(rt, rt->nodec, rt->n, a.p, sc, 0, &b, rc, NULL)) == 0) {
+    if ((rc1 = shmemi_queue_data_route_hop(rt, 0, a.p, sc, 0, &b, rc, NULL)) == 0) {
         rt_bucket(q->rt, &b, 1, 0, rt->nnodes, &a, sc);
         rt_count_hop(q, sc, rt->nnodes, 1);
-        rc1 = rt_exchange(rt, rt->colc, rt->nnodes, a.p, sc, 0, &b, rc, NULL);
+        rc1 = shmemi_queue_data_route_hop(rt, 1, a.p, sc, 0, &b, rc, NULL);
     }
     if (rc1 == 0) {
         struct dq_rec r;
@@ -693,7 +619,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
      * holds unpopped data (only then can a delivery overflow here: step 7) */
     MPI_Request creq;
     int unpopped = rt->in_total != 0, node_unpopped = 0, team_unpopped = 0;
-    int rc1 = rt_counts_start(rt, rt->nodec, n, sc, unpopped, rc, &creq);
+    int rc1 = shmemi_queue_data_route_hop_begin(rt, 0, sc, unpopped, rc, &creq);
     if (rc1) {
         dq_unlock(q);
         return rc1; /* nothing moved yet */
@@ -729,7 +655,8 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     /* 3. hop 1 */
     rt_count_hop(q, sc, n, 0);
-    rc1 = rt_exchange_data(rt, rt->nodec, n, st[0].p, sc, &st[1], rc, &creq, &node_unpopped);
+    rc1 = shmemi_queue_data_route_hop_end(rt, 0, st[0].p, sc, unpopped, &st[1], rc, &creq,
+                                          &node_unpopped);
     if (rc1) {
         rt_restore(q);
         dq_unlock(q);
@@ -738,8 +665,8 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     /* 4, 5. the porter: by destination node, hop 2 */
     rt_bucket(rt, &st[1], 1, 1, nn, &st[2], sc);
     rt_count_hop(q, sc, nn, 1);
-    if ((rc1 = rt_exchange(rt, rt->colc, nn, st[2].p, sc, node_unpopped, &st[3], rc,
-                           &team_unpopped)) != 0) {
+    if ((rc1 = shmemi_queue_data_route_hop(rt, 1, st[2].p, sc, node_unpopped, &st[3], rc,
+                                           &team_unpopped)) != 0) {
         dq_unlock(q);
         return rc1;
     }

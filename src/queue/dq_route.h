@@ -74,6 +74,9 @@ struct shmemi_dq_route {
     MPI_Comm colc;       /* the team PEs with this local rank, rank = node index */
     size_t proom;        /* a porter buffer's size at create */
     int int_counts;      /* every hop's counts fit int: MPI_Ialltoallv, else _c */
+    int p2p[2];          /* hop 1 (node), hop 2 (column) point to point (dq_route_hop.c):
+                            int_counts and dq_plan_hop_p2p, unless a test forced the
+                            collective exchange */
     struct dq_rbuf *porter; /* n: runs (dq_run: dst is the entry index) for porter l */
     size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
     struct dq_rbuf st[4]; /* staging: hop-1 send, hop-1 receive, hop-2 send, hop-2 receive */
@@ -95,6 +98,7 @@ struct shmemi_dq_route {
     void *vbuf;          /* counts and displacements of one MPI_Ialltoallv(_c); before
                             them, the flagged counts of its count exchange */
     uint64_t agree_skipped; /* flushes that skipped the overflow reduction (tests) */
+    uint64_t hops[2];       /* hops moved point to point, collectively (tests) */
 };
 
 /* grid position of team PE p */
@@ -129,6 +133,9 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
  * sat on node p % m, a team that is not node-major (a launcher placing ranks round
  * robin), which SHMEMQ_NODE_PES cannot make. Read at create. */
 extern int shmemi_queue_data_route_test_nodes;
+/* Tests only: nonzero makes create choose the collective hop exchange (MPI_Ialltoall of
+ * the counts, then MPI_Ialltoallv) where it would go point to point. Read at create. */
+extern int shmemi_queue_data_route_test_coll;
 
 /* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
  * whether some node size could) when bench/simulate's LogGP prediction of a flush says
@@ -154,6 +161,21 @@ size_t shmemi_queue_data_route_proom(int npes, int n);
  * Caller holds the lock. */
 void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
                                    uint64_t *buffers, uint64_t *buffer_bytes, uint64_t *scratch);
+
+/* ---- dq_route_hop.c: one hop, on the node's communicator (column 0) or the column's
+ * (1). sc: bytes for each peer, packed peer after peer in sbuf; rb gets the peers'
+ * blocks in peer order (len: their total) and rc their sizes; flag: this PE's bit, and
+ * *flags (unless NULL) the OR of the hop's. begin may be called before sbuf is packed
+ * (the collective exchange sends its counts meanwhile); end completes the hop. 0, or an
+ * MPI error (the flush fails). ---- */
+int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int column, const uint64_t *sc,
+                                      int flag, uint64_t *rc, MPI_Request *req);
+int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, const char *sbuf,
+                                    const uint64_t *sc, int flag, struct dq_rbuf *rb,
+                                    uint64_t *rc, MPI_Request *creq, int *flags);
+int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int column, const char *sbuf,
+                                const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
+                                int *flags);
 
 /* ---- dq_route_in.c: the incoming side (the caller holds the lock) ---- */
 /* Flush step 1: drop sources popped empty (freeing their memory), move unpopped data to

@@ -1,0 +1,220 @@
+/*
+ * dq_route_hop.c: one hop of a routed data-queue flush (dq_route.h; docs/data_queues.md,
+ * "Routed mode"): every PE of the hop's communicator (its node, or its column) sends
+ * each peer one block of bytes and receives one from each.
+ *
+ * Two ways to move it, chosen per hop alike on every PE at create (rt->p2p):
+ *   - point to point (when every block fits an int count and the hop has at most
+ *     DQ_PLAN_HOP_P2P_MAX PEs, dq_plan.h): one MPI_Isend
+ *     per peer, empty ones included, so each receiver knows it gets exactly one message
+ *     from every peer; it finds their sizes with MPI_Improbe, lays them out in peer
+ *     order and takes them with MPI_Imrecv. No count exchange: a hop is one
+ *     synchronising step, not two (a count MPI_Ialltoall, then the data's
+ *     MPI_Ialltoallv), which halved a flush's steps on 16 PEs time-sliced on 2 cores.
+ *   - collective: the counts by MPI_Ialltoall (started early by the caller, overlapping
+ *     its packing), then MPI_Ialltoallv, or MPI_Ialltoallv_c when a block may exceed an
+ *     int (int_counts 0; MPI 4 only, else the queue was made direct). A hop with many
+ *     peers goes this way: its log2 np rounds cost less than a message to every peer.
+ * Messages of successive hops on one communicator cannot mix: every PE makes the same
+ * sequence of hops, MPI keeps the order of messages from one source, and a receiver
+ * probes each source by name. Each count carries one flag bit (RT_FLAG), ORed over the
+ * hop's PEs (*flags), that a flush uses to learn whether any PE held unpopped data; in
+ * point-to-point mode it is the message's tag instead.
+ */
+#include "dq_route.h"
+#include <sched.h>
+
+static const char *const hop_routine = "shmem_queue_global_flush";
+
+#define RT_FLAG ((uint64_t)1 << 63)
+#define RT_TAG 1 /* RT_TAG + 1: the sender's flag is set */
+
+static void hop_reserve_or_die(struct dq_rbuf *b, size_t bytes)
+{
+    b->len = 0;
+    if (shmemi_queue_data_route_reserve(b, bytes) != 0)
+        shmemi_fatal(hop_routine, "out of memory for %zu bytes of routed data-queue staging",
+                     bytes);
+    b->len = bytes;
+}
+
+static MPI_Comm hop_comm(const struct shmemi_dq_route *rt, int column, int *np, int *self)
+{
+    *np = column ? rt->nnodes : rt->n;
+    *self = column ? rt->node : rt->lr;
+    return column ? rt->colc : rt->nodec;
+}
+
+/* The per-peer arrays of a point-to-point hop live in vbuf (rt_vbuf_bytes makes room). */
+struct hop_p2p {
+    MPI_Request *sreq, *rreq;
+    MPI_Message *msg;
+};
+
+static struct hop_p2p hop_arrays(struct shmemi_dq_route *rt)
+{
+    struct hop_p2p a;
+    a.sreq = (MPI_Request *)rt->vbuf;
+    a.rreq = a.sreq + rt->k;
+    a.msg = (MPI_Message *)(void *)(a.rreq + rt->k);
+    return a;
+}
+
+static int hop_err(const char *call, int mrc)
+{
+    return shmemi_queue_mpi_err(hop_routine, call, mrc);
+}
+
+static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, const uint64_t *sc,
+                   int flag, struct dq_rbuf *rb, uint64_t *rc, int *flags)
+{
+    int np, self;
+    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    struct hop_p2p a = hop_arrays(rt);
+    int mrc = MPI_SUCCESS, f = flag;
+    size_t so = 0, self_off = 0;
+    for (int i = 0; i < np; i++) {
+        a.sreq[i] = a.rreq[i] = MPI_REQUEST_NULL;
+        a.msg[i] = MPI_MESSAGE_NULL;
+        rc[i] = RT_FLAG; /* not arrived yet */
+    }
+    for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
+        if (i == self)
+            self_off = so;
+        else /* int_counts: every block fits */
+            mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c,
+                            &a.sreq[i]);
+        so += sc[i];
+    }
+    if (mrc != MPI_SUCCESS)
+        return hop_err("MPI_Isend", mrc); /* a failed MPI: the flush ends the queue */
+    rc[self] = sc[self];
+    /* every peer's message, probed by name (see above); waits as shmemi_wait_request does */
+    int left = np - 1;
+    for (unsigned spins = 0; left > 0; spins++) {
+        int got = 0;
+        for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
+            if (rc[i] != RT_FLAG)
+                continue;
+            int found = 0, cnt = 0;
+            MPI_Status st;
+            mrc = MPI_Improbe(i, MPI_ANY_TAG, c, &found, &a.msg[i], &st);
+            if (mrc != MPI_SUCCESS || !found)
+                continue;
+            mrc = MPI_Get_count(&st, MPI_BYTE, &cnt);
+            rc[i] = (uint64_t)cnt;
+            f |= st.MPI_TAG == RT_TAG + 1;
+            left--, got++;
+        }
+        if (mrc != MPI_SUCCESS)
+            return hop_err("MPI_Improbe", mrc);
+        if (left > 0 && !got) {
+            shmemi_progress(); /* other traffic goes on; a peer may need our core */
+            if (spins > 64)
+                sched_yield();
+        }
+    }
+    if (flags)
+        *flags = f;
+    size_t tot = 0;
+    for (int i = 0; i < np; i++)
+        tot += rc[i];
+    hop_reserve_or_die(rb, tot);
+    size_t ro = 0;
+    for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
+        if (i == self) {
+            if (sc[self]) /* rb->p and sbuf may be NULL when there is nothing */
+                memcpy(rb->p + ro, sbuf + self_off, sc[self]);
+        } else {
+            mrc = MPI_Imrecv(rb->p + ro, (int)rc[i], MPI_BYTE, &a.msg[i], &a.rreq[i]);
+        }
+        ro += rc[i];
+    }
+    for (int i = 0; i < np && mrc == MPI_SUCCESS; i++)
+        if (a.rreq[i] != MPI_REQUEST_NULL)
+            mrc = shmemi_wait_request(&a.rreq[i]);
+    for (int i = 0; i < np && mrc == MPI_SUCCESS; i++)
+        if (a.sreq[i] != MPI_REQUEST_NULL)
+            mrc = shmemi_wait_request(&a.sreq[i]);
+    return mrc == MPI_SUCCESS ? 0 : hop_err("MPI_Imrecv", mrc);
+}
+
+int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int column, const uint64_t *sc,
+                                      int flag, uint64_t *rc, MPI_Request *req)
+{
+    *req = MPI_REQUEST_NULL;
+    if (rt->p2p[column])
+        return 0; /* the counts travel as the messages' sizes */
+    int np, self;
+    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    uint64_t *w = (uint64_t *)rt->vbuf; /* k words at least: rt_vbuf_bytes */
+    for (int i = 0; i < np; i++)
+        w[i] = sc[i] | (flag ? RT_FLAG : 0);
+    int mrc = MPI_Ialltoall(w, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
+    return mrc == MPI_SUCCESS ? 0 : hop_err("MPI_Ialltoall", mrc);
+}
+
+int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, const char *sbuf,
+                                    const uint64_t *sc, int flag, struct dq_rbuf *rb,
+                                    uint64_t *rc, MPI_Request *creq, int *flags)
+{
+    rt->hops[!rt->p2p[column]]++;
+    if (rt->p2p[column])
+        return hop_p2p(rt, column, sbuf, sc, flag, rb, rc, flags);
+    int np, self;
+    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    MPI_Request req;
+    int mrc = shmemi_wait_request(creq);
+    if (mrc != MPI_SUCCESS)
+        return hop_err("MPI_Ialltoall", mrc);
+    size_t tot = 0;
+    uint64_t f = 0;
+    for (int i = 0; i < np; i++) {
+        f |= rc[i];
+        rc[i] &= ~RT_FLAG;
+        tot += rc[i];
+    }
+    if (flags)
+        *flags = (f & RT_FLAG) != 0;
+    hop_reserve_or_die(rb, tot);
+    const char *call = "MPI_Ialltoallv";
+    if (rt->int_counts) { /* every count and displacement fits: see int_counts */
+        int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
+        size_t so = 0, ro = 0;
+        for (int i = 0; i < np; i++) {
+            cs[i] = (int)sc[i], cr[i] = (int)rc[i];
+            ds[i] = (int)so, dr[i] = (int)ro;
+            so += sc[i], ro += rc[i];
+        }
+        mrc = MPI_Ialltoallv(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
+    } else {
+#if MPI_VERSION >= 4
+        MPI_Count *cs = (MPI_Count *)rt->vbuf, *cr = cs + np;
+        MPI_Aint *ds = (MPI_Aint *)(void *)(cr + np), *dr = ds + np;
+        MPI_Aint so = 0, ro = 0;
+        for (int i = 0; i < np; i++) {
+            cs[i] = (MPI_Count)sc[i], cr[i] = (MPI_Count)rc[i];
+            ds[i] = so, dr[i] = ro;
+            so += (MPI_Aint)sc[i], ro += (MPI_Aint)rc[i];
+        }
+        mrc = MPI_Ialltoallv_c(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
+        call = "MPI_Ialltoallv_c";
+#else
+        (void)sc, (void)flag; /* not reached: such a queue was made direct (route_setup) */
+        return hop_err("MPI_Ialltoallv_c (needs MPI 4)", MPI_ERR_OTHER);
+#endif
+    }
+    if (mrc == MPI_SUCCESS)
+        mrc = shmemi_wait_request(&req);
+    return mrc == MPI_SUCCESS ? 0 : hop_err(call, mrc);
+}
+
+int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int column, const char *sbuf,
+                                const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
+                                int *flags)
+{
+    MPI_Request creq;
+    int rc1 = shmemi_queue_data_route_hop_begin(rt, column, sc, flag, rc, &creq);
+    return rc1 ? rc1 : shmemi_queue_data_route_hop_end(rt, column, sbuf, sc, flag, rb, rc, &creq,
+                                                       flags);
+}
