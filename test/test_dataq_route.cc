@@ -25,6 +25,8 @@ extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *ou
 extern "C" int shmemi_queue_data_route_test_coll;
 // data_queue.c: hops moved point to point (out[0]) and collectively (out[1])
 extern "C" int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2]);
+// dq_bufcache.c: grown routed buffers of destroyed queues taken by later ones
+extern "C" uint64_t shmemi_queue_data_rbuf_adopted;
 
 namespace {
 
@@ -436,6 +438,49 @@ TEST_F(RoutedCollectiveHops, FullAndOverflowWithoutLoss) { full_and_overflow(); 
 TEST_F(RoutedCollectiveHops, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
 {
     overflow_reduction_skipped();
+}
+
+// A destroyed routed queue's grown porter and staging buffers are kept, and a later
+// routed queue whose buffers must grow takes them (a porter buffer copying what it held
+// already): its data still exact and in order.
+TEST_F(Routed, GrownBuffersServeTheNextRoutedQueue)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    // the porter buffers' size at create (usage of a first queue), so that each porter
+    // buffer gets 4 times that: pushes to alternating destinations, a 16-byte run each
+    shmem_queue_config_t c = data_queue_cfg(8, sizeof(int64_t));
+    shmem_queue_t q0 = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q0, &c, SHMEM_TEAM_WORLD), 0);
+    shmemx_queue_usage_t u;
+    ASSERT_EQ(shmemx_queue_usage(q0, &u), 0);
+    EXPECT_EQ(shmem_queue_data_destroy(&q0, SHMEM_TEAM_WORLD), 0);
+    uint64_t porters = u.buffers ? u.buffers : 1, proom = u.buffers ? u.buffer_bytes / porters : 0;
+    const int k = (int)(4 * proom / 16 / ((uint64_t)n / porters)) + 1024;
+    c = data_queue_cfg((uint64_t)k * sizeof(int64_t), sizeof(int64_t));
+    uint64_t before = shmemi_queue_data_rbuf_adopted;
+    int routed = 1;
+    for (int round = 0; round < 2; round++) {
+        shmem_queue_t q = nullptr;
+        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+        routed = mode_of(q) == SHMEMX_QUEUE_MODE_DATA_ROUTED;
+        for (int j = 0; j < k; j++)
+            for (int d = 0; d < n; d++) {
+                int64_t v = val(me, d, round * 100000 + j); // not what the kept buffers hold
+                ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
+            }
+        expect_all(shmem_queue_global_flush(q), 0);
+        for (int s = 0; s < n; s++)
+            for (int j = 0; j < k; j++) {
+                int64_t x = -1;
+                ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
+                ASSERT_EQ(x, val(s, me, round * 100000 + j))
+                    << "round " << round << " from " << s << " #" << j;
+            }
+        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    }
+    if (routed) { // the second queue grew into the first one's buffers
+        EXPECT_GT(shmemi_queue_data_rbuf_adopted, before);
+    }
 }
 
 // A team that is not node-major (as a launcher placing ranks round robin makes it; the

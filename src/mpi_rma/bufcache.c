@@ -26,6 +26,24 @@ void *shmemi_bufcache_take(shmemi_bufcache_t *c, size_t bytes)
     return p;
 }
 
+void *shmemi_bufcache_take_atleast(shmemi_bufcache_t *c, size_t min, size_t *bytes)
+{
+    void *p = NULL;
+    pthread_mutex_lock(&c->lock);
+    int best = -1;
+    for (int i = 0; i < c->n; i++)
+        if (c->ent[i].bytes >= min && (best < 0 || c->ent[i].bytes < c->ent[best].bytes))
+            best = i;
+    if (best >= 0) {
+        p = c->ent[best].p;
+        *bytes = c->ent[best].bytes;
+        c->total -= *bytes;
+        c->ent[best] = c->ent[--c->n];
+    }
+    pthread_mutex_unlock(&c->lock);
+    return p;
+}
+
 void shmemi_bufcache_give(shmemi_bufcache_t *c, void *p, size_t bytes)
 {
     if (p == NULL)

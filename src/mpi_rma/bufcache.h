@@ -36,6 +36,9 @@ typedef struct shmemi_bufcache {
 
 /* A kept buffer of exactly `bytes` (the newest such), or NULL. */
 void *shmemi_bufcache_take(shmemi_bufcache_t *c, size_t bytes);
+/* The smallest kept buffer of at least `min` bytes (its size in *bytes), or NULL: for
+ * owners whose buffers grow, which take one when a buffer must grow. */
+void *shmemi_bufcache_take_atleast(shmemi_bufcache_t *c, size_t min, size_t *bytes);
 /* Keep p (of `bytes`) for a later take, or release it when a bound is reached. p NULL:
  * nothing. */
 void shmemi_bufcache_give(shmemi_bufcache_t *c, void *p, size_t bytes);

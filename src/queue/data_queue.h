@@ -147,7 +147,13 @@ void shmemi_queue_data_free_memory(struct shmemi_dataq *q, size_t bufbytes);
  * take: a kept buffer of exactly `bytes`, else malloc; give: keep p, or free it. */
 void *shmemi_queue_data_buf_take(size_t bytes);
 void shmemi_queue_data_buf_give(void *p, size_t bytes);
-void shmemi_queue_data_buf_cache_free(void); /* finalize */
+void shmemi_queue_data_buf_cache_free(void); /* finalize (both caches) */
+/* The routed queues' grown buffers (dq_route.h): the smallest kept one of at least min
+ * bytes (its size in *bytes), or NULL; give keeps p when it grew (else frees it). */
+void *shmemi_queue_data_rbuf_take(size_t min, size_t *bytes);
+void shmemi_queue_data_rbuf_give(void *p, size_t bytes);
+/* Tests: kept buffers taken so far (test_dataq_route.cc). */
+extern uint64_t shmemi_queue_data_rbuf_adopted;
 
 /* Dispatch targets for shmem_query_attr / shmem_query_size (comm-queue code). The
  * handle is known to be a live data queue (shmemi_is_dataq); attr/size are checked here. */

@@ -317,11 +317,11 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
 {
     if (rt == NULL)
         return;
-    if (rt->porter)
+    if (rt->porter) /* grown buffers are kept for the next routed queue (dq_bufcache.c) */
         for (int l = 0; l < rt->n; l++)
-            free(rt->porter[l].p);
+            shmemi_queue_data_rbuf_give(rt->porter[l].p, rt->porter[l].cap);
     for (int i = 0; i < 4; i++)
-        free(rt->st[i].p);
+        shmemi_queue_data_rbuf_give(rt->st[i].p, rt->st[i].cap);
     free(rt->porter), free(rt->plast), free(rt->grid);
     free(rt->ent), free(rt->slot), free(rt->cnt), free(rt->vbuf);
     shmemi_queue_data_route_in_free(rt);
@@ -451,9 +451,11 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     rt->cnt = calloc(3 * (size_t)rt->k, sizeof(uint64_t));
     rt->vbuf = calloc(1, rt_vbuf_bytes(rt->k));
     int ok = rt->porter && rt->plast && rt->cnt && rt->vbuf;
-    for (int l = 0; ok && l < n; l++) {
+    for (int l = 0; ok && l < n; l++) { /* the model's size: kept buffers serve growth */
         rt->plast[l] = DQ_RT_NONE;
-        ok = rt_reserve(&rt->porter[l], rt->proom) == 0;
+        rt->porter[l].p = malloc(rt->proom);
+        rt->porter[l].cap = rt->proom;
+        ok = rt->porter[l].p != NULL;
     }
     q->rt = rt;
     if (!ok) {

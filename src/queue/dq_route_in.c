@@ -17,7 +17,17 @@ int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra)
     if (extra <= b->cap - b->len)
         return 0;
     size_t cap = dq_plan_grow(b->cap, b->len + extra); /* first: exactly */
-    char *p = realloc(b->p, cap);
+    size_t kept = 0;
+    char *p = shmemi_queue_data_rbuf_take(b->len + extra, &kept); /* dq_bufcache.c */
+    if (p) {
+        if (b->len)
+            memcpy(p, b->p, b->len);
+        shmemi_queue_data_rbuf_give(b->p, b->cap);
+        b->p = p;
+        b->cap = kept;
+        return 0;
+    }
+    p = realloc(b->p, cap);
     if (p == NULL)
         return -1;
     b->p = p;
