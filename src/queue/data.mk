@@ -47,6 +47,10 @@ noinst_PROGRAMS += bench/dataq_flush
 bench_dataq_flush_SOURCES = bench/dataq_flush.c
 bench_dataq_flush_LDADD = $(SHMEMQ_LIBS)
 bench_dataq_flush_LDFLAGS = $(NOINSTALL_FLAGS)
+noinst_PROGRAMS += bench/dataq_phases
+bench_dataq_phases_SOURCES = bench/dataq_phases.c bench/bench_util.h
+bench_dataq_phases_LDADD = $(SHMEMQ_LIBS)
+bench_dataq_phases_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += bench/dataq_exchange.sh
 
 EXTRA_DIST += examples/indexgather.c
