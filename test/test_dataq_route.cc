@@ -21,7 +21,8 @@ extern "C" int shmemi_queue_data_route_test_nodes;
 extern "C" int shmemi_queue_data_route_auto(int npes, int n);
 // data_queue.c: flushes of a routed queue that skipped the overflow reduction
 extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
-// dq_route.h: tests only, the collective hop exchange where it would go point to point
+// dq_route.h: tests only, bit h: hop h (0 node, 1 column) collective where it would go
+// point to point
 extern "C" int shmemi_queue_data_route_test_coll;
 // data_queue.c: hops moved point to point (out[0]) and collectively (out[1])
 extern "C" int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2]);
@@ -388,8 +389,8 @@ void overflow_reduction_skipped()
 TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped) { overflow_reduction_skipped(); }
 
 // Every hop of these teams (at most 16 PEs: at most 16 peers a hop) goes point to point
-// by default; the test hook makes them collective. Two hops a flush either way, the
-// data exact (checked by the callers' other cases; here the hop counts).
+// by default; the test hook makes hop h collective (bit h of `collective`). Two hops a
+// flush, three flushes, the data exact (push_one_each and pop_one_each check it).
 void hops_as_chosen(int collective)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
@@ -408,20 +409,22 @@ void hops_as_chosen(int collective)
         pop_one_each(q, me, n, f);
     }
     ASSERT_EQ(shmemi_queue_data_route_hops(q, h), 0);
-    EXPECT_EQ(h[collective ? 1 : 0], 6u);
-    EXPECT_EQ(h[collective ? 0 : 1], 0u);
+    uint64_t coll = 3u * ((collective & 1) + (collective >> 1 & 1));
+    EXPECT_EQ(h[1], coll);
+    EXPECT_EQ(h[0], 6u - coll);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 TEST_F(Routed, HopsGoPointToPointByDefault) { hops_as_chosen(0); }
 
 // The collective hop exchange (an MPI_Ialltoall of the counts, then MPI_Ialltoallv),
-// which larger hops take (more than DQ_PLAN_HOP_P2P_MAX peers), forced by the test hook:
-// the same exact data, order, overflow and skipped-reduction rules.
-struct RoutedCollectiveHops : Routed {
+// which larger hops take (more than DQ_PLAN_HOP_P2P_MAX peers), forced by the test hook
+// for both hops, or (RoutedColumnHopCollective) for the column's only, as at 10k PEs in
+// nodes of 64: the same exact data, order, overflow and skipped-reduction rules.
+template <int Bits> struct RoutedHopsForced : Routed {
     void SetUp() override
     {
         Routed::SetUp();
-        shmemi_queue_data_route_test_coll = 1;
+        shmemi_queue_data_route_test_coll = Bits;
     }
     void TearDown() override
     {
@@ -429,13 +432,25 @@ struct RoutedCollectiveHops : Routed {
         Routed::TearDown();
     }
 };
-TEST_F(RoutedCollectiveHops, HopsAreCollective) { hops_as_chosen(1); }
+using RoutedCollectiveHops = RoutedHopsForced<3>;
+using RoutedColumnHopCollective = RoutedHopsForced<2>;
+TEST_F(RoutedCollectiveHops, HopsAreCollective) { hops_as_chosen(3); }
 TEST_F(RoutedCollectiveHops, EveryPeToEveryPeExactAndInOrder)
 {
     all_to_all(SHMEM_TEAM_WORLD, 4);
 }
 TEST_F(RoutedCollectiveHops, FullAndOverflowWithoutLoss) { full_and_overflow(); }
 TEST_F(RoutedCollectiveHops, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
+{
+    overflow_reduction_skipped();
+}
+TEST_F(RoutedColumnHopCollective, OnlyTheColumnHopIsCollective) { hops_as_chosen(2); }
+TEST_F(RoutedColumnHopCollective, EveryPeToEveryPeExactAndInOrder)
+{
+    all_to_all(SHMEM_TEAM_WORLD, 4);
+}
+TEST_F(RoutedColumnHopCollective, FullAndOverflowWithoutLoss) { full_and_overflow(); }
+TEST_F(RoutedColumnHopCollective, OverflowReductionSkippedOnlyWhenNothingIsUnpopped)
 {
     overflow_reduction_skipped();
 }

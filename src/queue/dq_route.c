@@ -435,7 +435,7 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     rt->int_counts = (size_t)INT_MAX / P > sizeof(struct dq_rec) &&
                      maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec);
     for (int h = 0; h < 2; h++)
-        rt->p2p[h] = rt->int_counts && !shmemi_queue_data_route_test_coll &&
+        rt->p2p[h] = rt->int_counts && !(shmemi_queue_data_route_test_coll >> h & 1) &&
                      dq_plan_hop_p2p(h ? rt->nnodes : n);
     /* a node-major team (grid[p] == p) needs no table: the usual case, and the model's */
     int identity = 1;

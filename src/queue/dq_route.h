@@ -133,8 +133,9 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
  * sat on node p % m, a team that is not node-major (a launcher placing ranks round
  * robin), which SHMEMQ_NODE_PES cannot make. Read at create. */
 extern int shmemi_queue_data_route_test_nodes;
-/* Tests only: nonzero makes create choose the collective hop exchange (MPI_Ialltoall of
- * the counts, then MPI_Ialltoallv) where it would go point to point. Read at create. */
+/* Tests only: bit h (0: the node's hop, 1: the column's) makes create choose the
+ * collective exchange (MPI_Ialltoall of the counts, then MPI_Ialltoallv) for hop h where
+ * it would go point to point. Read at create. */
 extern int shmemi_queue_data_route_test_coll;
 
 /* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
