@@ -10,10 +10,12 @@
  *   direct  dq_flush.c: an alltoall of 2 x uint64 per peer (the counts), then the data
  *           of every pair with bytes (Isend/Irecv; MPICH's Ialltoallv skips empty pairs)
  *           beside the overflow agreement (an allreduce started with the data);
- *   routed  dq_route.c (2hop): per hop an alltoall of byte counts and the records
- *           ({to, from, bytes} + payload, one per destination) to the node's porters
- *           (hop 1, node communicator), then from each porter, grouped by node, along
- *           its column (hop 2); then the agreement;
+ *   routed  dq_route.c (2hop): per hop the records ({to, from, bytes} + payload, one
+ *           per destination) to the node's porters (hop 1, node communicator), then from
+ *           each porter, grouped by node, along its column (hop 2); then the agreement.
+ *           A hop of at most DQ_PLAN_HOP_P2P_MAX PEs sends every peer a message, empty
+ *           ones included (dq_route_hop.c); a larger one first exchanges its byte
+ *           counts (an alltoall) and sends only the nonempty pairs;
  *   nbx     dq_nbx.c: one MPI_Isend per destination with data, each acknowledged by
  *           its receiver (8 bytes back), and, once a PE's sends are all acknowledged,
  *           the closing allreduce, while it keeps receiving and acknowledging.
@@ -232,13 +234,62 @@ static size_t rec_put(unsigned char *b, int to, int from, uint64_t len)
     return sizeof h + len;
 }
 
-/* One hop: counts (alltoall), then the nonempty pairs. sc[np] bytes to each peer from
- * sbuf in peer order; returns the receive buffer and its per-peer counts in rc. */
+/* A hop of at most DQ_PLAN_HOP_P2P_MAX PEs (dq_route_hop.c): a message to every peer,
+ * empty ones included, no count exchange; each source probed by name, the messages laid
+ * out in peer order. */
+static unsigned char *hop_p2p(ctx_t *x, MPI_Comm c, int np, int me, const unsigned char *sbuf,
+                              const uint64_t *sc, uint64_t *rc, size_t *rtot)
+{
+    MPI_Request *rq = xalloc((size_t)np * sizeof *rq);
+    int nr = 0;
+    size_t soff = 0, my_s = 0;
+    for (int p = 0; p < np; p++) {
+        if (sc[p])
+            x->msgs++; /* usage counts messages with data, the own share included */
+        if (p == me)
+            my_s = soff;
+        else
+            MPI_Isend(sbuf + soff, (int)sc[p], MPI_BYTE, p, TAG_DATA, c, &rq[nr++]);
+        soff += sc[p];
+    }
+    size_t tot = 0;
+    for (int p = 0; p < np; p++) {
+        if (p == me) {
+            rc[p] = sc[me];
+        } else {
+            MPI_Status st;
+            int cnt = 0;
+            MPI_Probe(p, TAG_DATA, c, &st);
+            MPI_Get_count(&st, MPI_BYTE, &cnt);
+            rc[p] = (uint64_t)cnt;
+        }
+        tot += rc[p];
+    }
+    unsigned char *rb = xalloc(tot);
+    size_t off = 0;
+    for (int p = 0; p < np; p++) {
+        if (p == me)
+            memcpy(rb + off, sbuf + my_s, sc[me]);
+        else
+            MPI_Recv(rb + off, (int)rc[p], MPI_BYTE, p, TAG_DATA, c, MPI_STATUS_IGNORE);
+        off += rc[p];
+    }
+    MPI_Waitall(nr, rq, MPI_STATUSES_IGNORE);
+    free(rq);
+    *rtot = tot;
+    return rb;
+}
+
+/* One hop: point to point when it is small (hop_p2p), else counts (alltoall), then the
+ * nonempty pairs. sc[np] bytes to each peer from sbuf in peer order; returns the
+ * receive buffer and its per-peer counts in rc. */
 static unsigned char *hop(ctx_t *x, MPI_Comm c, int np, const unsigned char *sbuf,
                           const uint64_t *sc, uint64_t *rc, size_t *rtot)
 {
     int me;
     MPI_Comm_rank(c, &me);
+    if (dq_plan_hop_p2p(np))
+        return hop_p2p(x, c, np, me, sbuf, sc, rc, rtot);
     MPI_Alltoall(sc, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c);
     size_t tot = 0;
     for (int p = 0; p < np; p++)

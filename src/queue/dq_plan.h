@@ -47,10 +47,12 @@ static inline int dq_plan_hop_peer(int column, int i, int n, int node, int lr)
 /* How a hop among np PEs moves its blocks (dq_route_hop.c): point to point, a message
  * to every peer, empty ones included, so no count exchange, up to DQ_PLAN_HOP_P2P_MAX
  * peers; above that, collective (an alltoall of the counts, then the data), as the empty
- * messages of a sparse hop would cost more than the count exchange's log2 np rounds
- * (bench/simulate's LogGP model: a 16-peer hop saves the exchange, a 1,600-peer one
- * with half its peers empty would pay ~2.8 ms of empty messages for 0.14 ms). */
-#define DQ_PLAN_HOP_P2P_MAX 64
+ * messages of a sparse hop cost more than the count exchange's log2 np rounds. Where
+ * they cross, SimGrid SMPI (bench/smpi, nodes of 16, column hops of 16, 32 and 64 PEs,
+ * 16 and 128 records per PE): at 16 point to point won both (0.27 against 0.30 ms, 0.28
+ * against 0.35), at 32 it lost the sparse case by 9% and won the other by 11%, at 64 it
+ * lost the sparse case by 45% and won the other by 11%. */
+#define DQ_PLAN_HOP_P2P_MAX 32
 static inline int dq_plan_hop_p2p(int np) { return np <= DQ_PLAN_HOP_P2P_MAX; }
 /* Length of the per-hop count arrays: max(n, nodes). */
 static inline int dq_plan_k(int npes, int n)
