@@ -418,8 +418,8 @@ TEST_F(Routed, HopsGoPointToPointByDefault) { hops_as_chosen(0); }
 
 // The collective hop exchange (an MPI_Ialltoall of the counts, then MPI_Ialltoallv),
 // which larger hops take (more than DQ_PLAN_HOP_P2P_MAX peers), forced by the test hook
-// for both hops, or (RoutedColumnHopCollective) for the column's only, as at 10k PEs in
-// nodes of 64: the same exact data, order, overflow and skipped-reduction rules.
+// for both hops, or (RoutedColumnHopCollective) for the column's only, as at 1,024 PEs
+// in nodes of 16: the same exact data, order, overflow and skipped-reduction rules.
 template <int Bits> struct RoutedHopsForced : Routed {
     void SetUp() override
     {
