@@ -379,8 +379,10 @@ TEST(CommQueueOwner, ActiveOwnersApplyEveryPostedBurst)
     const long T = 1 << 16, N = 200000; // 512 KiB of counters: every burst spans > 32 KiB
     int64_t *ctr = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
     ASSERT_NE(ctr, nullptr);
-    shmem_barrier_all();
+    // the snapshot before the barrier: a PE still waiting in the barrier serves what a
+    // peer that already left it posts, which must count after the snapshot
     Stats before;
+    shmem_barrier_all();
     shmem_queue_t q = make_queue("auto", SHMEM_OP_ATOMIC_ADD, "1000000");
     const int peers = reachable_peers();
     for (long j = 0; j < N; j++) {
@@ -434,8 +436,8 @@ TEST(CommQueueOwner, OwnerInQuietOrBarrierServes)
     ASSERT_NE(ctr, nullptr);
     ASSERT_NE(done, nullptr);
     for (int in_barrier = 0; in_barrier < 2; in_barrier++) {
+        Stats before; // before the barrier, as in ActiveOwnersApplyEveryPostedBurst
         shmem_barrier_all();
-        Stats before;
         shmem_queue_t q = make_queue("1", SHMEM_OP_ATOMIC_ADD, "1000000");
         const bool peer0 = me != 0 && shmem_ptr(ctr, 0) != nullptr; // a node peer of PE 0
         int *all = static_cast<int *>(shmem_malloc(2 * sizeof(int)));
