@@ -83,15 +83,6 @@ static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
     return shmemi_queue_data_route_reserve(b, extra);
 }
 
-/* Staging must exist for MPI to land the data in: without it the flush cannot go on
- * and the PEs of the team already wait in it. */
-static void rt_reserve_or_die(struct dq_rbuf *b, size_t extra)
-{
-    if (rt_reserve(b, extra) != 0)
-        shmemi_fatal(rt_routine, "out of memory for %zu bytes of routed data-queue staging",
-                     b->len + extra);
-}
-
 /* ---- the destination table: an open-addressing hash (linear probing) onto the dense
  * entries, so a porter run names its entry and a flush never hashes ---- */
 
@@ -485,7 +476,7 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     for (int i = 0; i < groups; i++)
         off[i] = sum, sum += cnt[i];
     out->len = 0;
-    rt_reserve_or_die(out, sum);
+    shmemi_queue_data_route_reserve_or_die(out, sum);
     out->len = sum;
     for (size_t o = 0; o < in->len;) {
         memcpy(&r, in->p + o, sizeof r);
@@ -628,7 +619,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     st[0].len = 0;
     for (int l = 0; l < n; l++) {
-        rt_reserve_or_die(&st[0], sc[l]);
+        shmemi_queue_data_route_reserve_or_die(&st[0], sc[l]);
         off[l] = st[0].len;
         st[0].len += sc[l];
     }

@@ -193,5 +193,9 @@ uint64_t shmemi_queue_data_route_in_bytes(const struct shmemi_dq_route *rt);
 void shmemi_queue_data_route_in_free(struct shmemi_dq_route *rt);
 /* Room for `extra` more bytes in b: 0, or -1 (b unchanged) when memory is short. */
 int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra);
+/* The same for staging inside a flush, which must exist for MPI to land the data in:
+ * without it the flush cannot go on and the team already waits in it, so the job ends
+ * with a message. */
+void shmemi_queue_data_route_reserve_or_die(struct dq_rbuf *b, size_t extra);
 
 #endif /* SHMEMI_DQ_ROUTE_H */

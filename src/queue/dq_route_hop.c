@@ -29,12 +29,11 @@ static const char *const hop_routine = "shmem_queue_global_flush";
 #define RT_FLAG ((uint64_t)1 << 63)
 #define RT_TAG 1 /* RT_TAG + 1: the sender's flag is set */
 
-static void hop_reserve_or_die(struct dq_rbuf *b, size_t bytes)
+/* b holds exactly `bytes` (its old contents are not kept). */
+static void hop_resize(struct dq_rbuf *b, size_t bytes)
 {
     b->len = 0;
-    if (shmemi_queue_data_route_reserve(b, bytes) != 0)
-        shmemi_fatal(hop_routine, "out of memory for %zu bytes of routed data-queue staging",
-                     bytes);
+    shmemi_queue_data_route_reserve_or_die(b, bytes);
     b->len = bytes;
 }
 
@@ -119,7 +118,7 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
     size_t tot = 0;
     for (int i = 0; i < np; i++)
         tot += rc[i];
-    hop_reserve_or_die(rb, tot);
+    hop_resize(rb, tot);
     size_t ro = 0;
     for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
         if (i == self) {
@@ -176,7 +175,7 @@ int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, cons
     }
     if (flags)
         *flags = (f & RT_FLAG) != 0;
-    hop_reserve_or_die(rb, tot);
+    hop_resize(rb, tot);
     const char *call = "MPI_Ialltoallv";
     if (rt->int_counts) { /* every count and displacement fits: see int_counts */
         int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;

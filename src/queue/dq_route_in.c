@@ -35,6 +35,13 @@ int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra)
     return 0;
 }
 
+void shmemi_queue_data_route_reserve_or_die(struct dq_rbuf *b, size_t extra)
+{
+    if (shmemi_queue_data_route_reserve(b, extra) != 0)
+        shmemi_fatal(in_routine, "out of memory for %zu bytes of routed data-queue staging",
+                     b->len + extra);
+}
+
 /* Grow an array of `size`-byte items to hold `want`: 0, or -1 (unchanged). */
 static int in_grow(void **a, uint32_t *cap, uint32_t want, size_t size)
 {
