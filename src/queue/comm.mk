@@ -38,6 +38,12 @@ test_test_commq_owner_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_owner.cc
 test_test_commq_owner_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_owner_LDADD = $(TEST_LIBS)
 test_test_commq_owner_LDFLAGS = $(NOINSTALL_FLAGS)
+# adds to a PE's own memory summed and held until a drain: exact, outstanding, timed
+check_PROGRAMS += test/test_commq_hold
+test_test_commq_hold_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_hold.cc
+test_test_commq_hold_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_hold_LDADD = $(TEST_LIBS)
+test_test_commq_hold_LDFLAGS = $(NOINSTALL_FLAGS)
 # one memory budget per queue: tiny budgets, exact results, usage within the budget
 check_PROGRAMS += test/test_commq_budget
 test_test_commq_budget_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_budget.cc

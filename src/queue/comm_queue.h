@@ -156,6 +156,13 @@ struct shmem_queue_s {
     uint32_t hmask;
     uint64_t *dense;    /* node bursts: per-word sums of a burst's ADDs (node_add_dense) */
     uint64_t dense_cap;
+    /* ADD bursts to this PE's own memory summed in the top of `dense` and applied later
+     * (cq_node.c, "Held sums"); their records stay outstanding until then */
+    unsigned char *hold_base; /* the region the sums are for */
+    uint64_t hold_lo;         /* displacement of the held window's first word */
+    uint64_t hold_n;          /* records held; 0: nothing held */
+    uint32_t hold_min, hold_max; /* window words touched */
+    int hold_esize;
     uint32_t own_busy;  /* node mailboxes holding this queue's bursts (cq_owner.c) */
     int own_mode;       /* SHMEMQ_OWNER_APPLY at create: 0 off, 1 all atomics, 2 auto */
     MPI_Request *flush_reqs; /* flush: reply receives and request sends, 2 per PE */
@@ -292,6 +299,8 @@ typedef struct {
 /* n adds of esize (4 or 8) bytes, aligned, within span words from displacement lo,
  * summed to one record per word (cq_node.c): displacements to out_disp, sums to
  * out_opnd; the records written, UINT32_MAX when the summing array is not there. */
+/* Applies the held sums (cq_node.c): every issue-all (flush, timer, full queue) calls it. */
+void cq_node_hold_drain(shmem_queue_t q);
 uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          const unsigned char *opnd, uint32_t n, int esize,
                                          uint64_t lo, uint64_t span, uint64_t *out_disp,

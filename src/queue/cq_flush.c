@@ -157,6 +157,7 @@ int cq_issue_all(shmem_queue_t q)
         first = q->one_pe;
         npe = 1;
     } else if (q->one_pe == -1) {
+        cq_node_hold_drain(q); /* nothing is held either; kept in case */
         return 0; /* no chunk opened since the last full flush */
     }
     for (int k = 0, pe = first; k < npe; k++, pe = cq_plan_sweep_next(pe, np)) {
@@ -169,6 +170,7 @@ int cq_issue_all(shmem_queue_t q)
             }
         }
     }
+    cq_node_hold_drain(q); /* after the bursts: this PE's own may have joined the sums */
     return rc;
 }
 

@@ -9,8 +9,21 @@
 /* Node bursts of ADDs whose addresses lie in a small range (a histogram's table): summed
  * into a private array first, then one CPU atomic per distinct word. Atomics on words
  * other PEs also update cost a cache-line transfer each; summing first cut the 2-PE
- * histogram's contended adds ~8x (bench/README.md). */
+ * histogram's contended adds ~8x (bench/README.md). The array's top CQ_HOLD_WORDS words
+ * hold this PE's own sums across bursts ("Held sums" below); a burst sums in the rest. */
 #define CQ_DENSE_MAX ((uint64_t)1 << 16) /* words in the summing array at most */
+#define CQ_HOLD_WORDS ((uint64_t)1 << 14)
+#define CQ_DENSE_BURST (CQ_DENSE_MAX - CQ_HOLD_WORDS)
+
+/* The summing array, allocated once per queue and zero between uses; NULL if it cannot be. */
+static uint64_t *dense_array(shmem_queue_t q)
+{
+    if (!q->dense) {
+        q->dense = calloc(CQ_DENSE_MAX, sizeof *q->dense);
+        q->dense_cap = q->dense ? CQ_DENSE_MAX : 0; /* words, as shmemx_queue_usage counts them */
+    }
+    return q->dense;
+}
 
 /* The summing array holding n adds of esize bytes at disp: its first word's displacement
  * in *lo and its words in *span; NULL when the burst does not qualify. */
@@ -21,19 +34,11 @@ static uint64_t *dense_range(shmem_queue_t q, const cq_range_t *r, uint32_t n, i
         return NULL;
     uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
     uint64_t span = (hi - lo) / (uint64_t)esize + 1;
-    if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_MAX)
+    if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_BURST)
         return NULL;
-    if (q->dense_cap < span) {
-        uint64_t *d = calloc(CQ_DENSE_MAX, sizeof *d); /* once per queue; zero between uses */
-        if (!d)
-            return NULL;
-        free(q->dense);
-        q->dense = d;
-        q->dense_cap = CQ_DENSE_MAX;
-    }
     *lo_out = lo;
     *span_out = span;
-    return q->dense;
+    return dense_array(q);
 }
 
 /* Sums the n adds into acc (from dense_range, first word at lo). */
@@ -79,14 +84,8 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          uint64_t lo, uint64_t span, uint64_t *out_disp,
                                          unsigned char *out_opnd)
 {
-    if (q->dense_cap < span) {
-        uint64_t *d = span <= CQ_DENSE_MAX ? calloc(CQ_DENSE_MAX, sizeof *d) : NULL;
-        if (!d)
-            return UINT32_MAX;
-        free(q->dense);
-        q->dense = d;
-        q->dense_cap = CQ_DENSE_MAX;
-    }
+    if (span > CQ_DENSE_BURST || !dense_array(q))
+        return UINT32_MAX;
     uint64_t *acc = q->dense;
     dense_sum(acc, lo, disp, opnd, n, esize);
     uint32_t m = 0;
@@ -106,6 +105,70 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
     }
     q->st.combined_ops += n - m;
     return m;
+}
+
+/* ---- Held sums ----
+ * ADD bursts to this PE's own memory, on a table a few times narrower than the records
+ * pushed to it, are summed with plain adds into the array's top and applied later with
+ * one CPU atomic per word touched: when the sums hold four times as many records as
+ * words (most words then take several), when a burst falls outside the held window, and
+ * at every issue-all (local_flush, flush, a full queue's progress, destroy). A locked add
+ * costs several plain ones even on a line in this cache, and the PE's own share of a
+ * histogram was a quarter of its cycles in them (bench/README.md, "Held sums").
+ * Completion is unchanged: the held records stay in `outstanding` until applied, and a
+ * queue with a flush timeout never holds (its records must reach memory on the timer). */
+void cq_node_hold_drain(shmem_queue_t q)
+{
+    if (!q->hold_n)
+        return;
+    uint64_t *acc = q->dense + CQ_DENSE_BURST, applied = 0;
+    unsigned char *b = q->hold_base + q->hold_lo;
+    for (uint64_t k = q->hold_min; k <= q->hold_max; k++) {
+        uint64_t v = acc[k];
+        if (q->hold_esize == 8 ? v != 0 : (uint32_t)v != 0) {
+            if (q->hold_esize == 8)
+                __atomic_fetch_add((uint64_t *)(void *)(b + k * 8), v, __ATOMIC_RELAXED);
+            else
+                __atomic_fetch_add((uint32_t *)(void *)(b + k * 4), (uint32_t)v, __ATOMIC_RELAXED);
+            applied++;
+        }
+        acc[k] = 0;
+    }
+    q->st.combined_ops += q->hold_n - applied;
+    q->outstanding -= q->hold_n;
+    q->hold_n = 0;
+}
+
+/* Takes the burst (n records, range r) into the held sums, or returns 0. */
+static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
+                     const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize)
+{
+    if (q->timed || n < 64 || (esize != 8 && esize != 4) || (r->low_bits & (uint64_t)(esize - 1)))
+        return 0;
+    const uint64_t es = (uint64_t)esize, span = (r->hi - r->lo) / es + 1;
+    if (span > 4 * (uint64_t)n || span > CQ_HOLD_WORDS)
+        return 0;
+    if (q->hold_n && (base != q->hold_base || esize != q->hold_esize || r->lo < q->hold_lo ||
+                      (r->hi - q->hold_lo) / es >= CQ_HOLD_WORDS))
+        cq_node_hold_drain(q);
+    if (!q->hold_n) { /* a new window, centred on this burst */
+        if (!dense_array(q))
+            return 0;
+        uint64_t slack = (CQ_HOLD_WORDS - span) / 2 * es;
+        q->hold_lo = r->lo > slack ? r->lo - slack : 0;
+        q->hold_base = base;
+        q->hold_esize = esize;
+        q->hold_min = UINT32_MAX;
+        q->hold_max = 0;
+    }
+    dense_sum(q->dense + CQ_DENSE_BURST, q->hold_lo, disp, opnd, n, esize);
+    uint32_t a = (uint32_t)((r->lo - q->hold_lo) / es), z = (uint32_t)((r->hi - q->hold_lo) / es);
+    q->hold_min = a < q->hold_min ? a : q->hold_min;
+    q->hold_max = z > q->hold_max ? z : q->hold_max;
+    q->hold_n += n;
+    if (q->hold_n >= 4 * ((uint64_t)q->hold_max - q->hold_min + 1) || q->hold_n >= q->max_elems / 4)
+        cq_node_hold_drain(q);
+    return 1;
 }
 
 /* 64-bit adds to this PE's own table: locked adds do not overlap their misses (x86
@@ -146,15 +209,30 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         cq_apply_gets(base, chunk_data(c), n);
         q->st.bytes += c->used;
     } else {
-        cq_range_t r = {UINT64_MAX, 0, 0};
+        /* in locals: r's address is taken below, so fields of r would be stored back
+         * on every record (7% of a 10k-counter histogram's cycles) */
+        uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
+        const uint64_t *disp = s->disp;
         for (uint32_t i = 0; i < sent; i++) {
-            r.lo = s->disp[i] < r.lo ? s->disp[i] : r.lo;
-            r.hi = s->disp[i] > r.hi ? s->disp[i] : r.hi;
-            r.low_bits |= s->disp[i];
+            uint64_t d = disp[i];
+            lo = d < lo ? d : lo;
+            hi = d > hi ? d : hi;
+            low_bits |= d;
         }
+        cq_range_t r = {lo, hi, low_bits};
         if (shmemi_queue_comm_owner_post(q, s, c, &r, n, sent)) {
             /* the records went to the mailbox; they stay outstanding until applied
              * (reaped at progress, at a burst, at a flush) */
+            s->n = 0;
+            chunk_put(q, c);
+            q->st.bursts++;
+            return 0;
+        }
+        if (h->slot == CQ_S_ADD && c->pe == q->me &&
+            node_hold(q, base, &r, s->disp, s->opnd, sent, h->esize)) {
+            /* outstanding until cq_node_hold_drain applies them (n == sent here: node
+             * bursts are not merged before this) */
+            q->st.bytes += (uint64_t)sent * h->esize;
             s->n = 0;
             chunk_put(q, c);
             q->st.bursts++;
@@ -176,4 +254,13 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
     q->outstanding -= n;
     q->st.bursts++;
     return 0;
+}
+
+/* Test hook (test_commq_hold): records held in q's sums now. */
+uint64_t shmemi_queue_comm_held(shmem_queue_t q)
+{
+    cq_lock(q);
+    uint64_t n = q->hold_n;
+    cq_unlock(q);
+    return n;
 }
