@@ -100,10 +100,14 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             if (d > rsize || es > rsize - d)
                 at(h, d, es, origin); /* reports it */
             char *p = base + d;
-            if (out && es == 8) /* the common case: a constant-size copy */
+            /* 8 bytes, the common case, as a constant-size copy: a copy of es bytes
+             * compiled to `rep movsq`, whose start-up was 80% of this loop */
+            if (out && es == 8)
                 memcpy(out + i * 8, p, 8);
             else if (out)
                 memcpy(out + i * es, p, es);
+            else if (es == 8)
+                memcpy(p, pl + cnt * 8 + i * 8, 8);
             else
                 memcpy(p, pl + cnt * 8 + i * es, es);
         }
