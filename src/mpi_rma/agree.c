@@ -223,9 +223,7 @@ int shmemi_agree_wait(MPI_Request *req, MPI_Comm comm, const char *routine)
         rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || done)
             break;
-        shmemi_progress();
-        if (spins > 64) /* as shmemi_wait_request: the awaited PE may need this core */
-            sched_yield();
+        shmemi_wait_pass(spins);
         if ((spins & 255) == 0) {
             double waited = MPI_Wtime() - t0;
             if (waited > limit)

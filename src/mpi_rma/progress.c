@@ -131,6 +131,13 @@ void shmemi_backoff(unsigned spins)
  * while it runs (agent.c). A sleeping
  * back-off here cut MPICH's off-node blocking AMO rate into a PE waiting in
  * shmem_barrier_all from ~600k/s to ~7k/s (bench/amo_rate, bench/README.md). */
+void shmemi_wait_pass(unsigned spins)
+{
+    shmemi_progress();
+    if (spins > 64)
+        sched_yield();
+}
+
 int shmemi_wait_request(MPI_Request *req)
 {
     int rc, self = -1; /* counted as progressing the process itself (agent.c); -1: not yet */
@@ -144,10 +151,7 @@ int shmemi_wait_request(MPI_Request *req)
          * work, so only then may the agent stand down */
         if (self < 0)
             self = !in_progress && shmemi_agent_self_begin();
-        shmemi_progress();
-        /* With more PEs than cores the peer we wait for needs our core. */
-        if (spins > 64)
-            sched_yield();
+        shmemi_wait_pass(spins);
     }
     if (self > 0)
         shmemi_agent_self_end();

@@ -204,6 +204,10 @@ void shmemi_quiet_poll_set(const int64_t *bell, shmemi_progress_fn fn);
 int shmemi_progress_async(void);
 /* Complete an MPI request while progressing everything else. */
 int shmemi_wait_request(MPI_Request *req);
+/* One fruitless pass of a wait (spins: passes so far): progress, and from the 65th on
+ * give the core away, since with more PEs than cores the PE awaited may need it. The
+ * waits of collectives, queue flushes and the AM transport share it. */
+void shmemi_wait_pass(unsigned spins);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
  * then a short random sleep (bounded, growing) that breaks lockstep between PEs. */
 void shmemi_backoff(unsigned spins);

@@ -13,7 +13,6 @@
  * sender were applied: that is remote completion. Atomicity of the applied batches:
  * cq_apply.c. */
 #include "comm_queue.h"
-#include <sched.h>
 
 #define CQ_NRECV 16
 
@@ -192,9 +191,7 @@ static int wait_all(int n, MPI_Request *reqs)
         }
         if (all)
             return 0;
-        shmemi_progress();
-        if (spins > 64)
-            sched_yield();
+        shmemi_wait_pass(spins);
     }
 }
 

@@ -8,7 +8,6 @@
  * FULL, the counts and the queries do not change: an early burst is an operation in
  * flight like any other. */
 #include "comm_queue.h"
-#include <sched.h>
 
 /* Bytes of records in the open chunk c (its slot holds the count of slotted records). */
 static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
@@ -64,9 +63,7 @@ int cq_budget_make_room(shmem_queue_t q)
         cq_am_reclaim(q);
         if (q->free_chunks)
             break;
-        shmemi_progress();
-        if (spins > 64)
-            sched_yield();
+        shmemi_wait_pass(spins);
     }
     return rc;
 }

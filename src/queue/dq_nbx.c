@@ -31,7 +31,6 @@
 #include "dq_nbx.h"
 #include "dq_plan.h"
 #include <limits.h>
-#include <sched.h>
 
 /* auto: NBX from 4096 PEs. Measured at 2-16 PEs (one 2-core VM): neither exchange wins
  * beyond the noise. bench/simulate's LogGP model puts the crossover at 1 destination
@@ -525,10 +524,8 @@ int shmemi_queue_data_nbx_step(struct shmemi_dataq *q, int block)
             q->h.phase = SHMEMI_DATAQ_IDLE;
         if (rc != 0 || !block)
             return rc;
-        /* other traffic (AMOs, queue handlers) goes on; on a shared core the PE we
-         * wait for may need it */
-        shmemi_progress();
-        if (work == 0 && spins > 64)
-            sched_yield();
+        /* other traffic (AMOs, queue handlers) goes on; a pass that did work keeps
+         * the core */
+        shmemi_wait_pass(work ? 0 : spins);
     }
 }

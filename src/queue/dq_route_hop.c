@@ -22,7 +22,6 @@
  * point-to-point mode it is the message's tag instead.
  */
 #include "dq_route.h"
-#include <sched.h>
 
 static const char *const hop_routine = "shmem_queue_global_flush";
 
@@ -107,11 +106,8 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
         }
         if (mrc != MPI_SUCCESS)
             return hop_err("MPI_Improbe", mrc);
-        if (left > 0 && !got) {
-            shmemi_progress(); /* other traffic goes on; a peer may need our core */
-            if (spins > 64)
-                sched_yield();
-        }
+        if (left > 0 && !got)
+            shmemi_wait_pass(spins); /* other traffic goes on; a peer may need our core */
     }
     if (flags)
         *flags = f;
