@@ -139,9 +139,11 @@ void cq_node_hold_drain(shmem_queue_t q)
     q->hold_n = 0;
 }
 
-/* Takes the burst (n records, range r) into the held sums, or returns 0. */
+/* Takes the burst (n records, range r; `pushed` records leave the outstanding count when
+ * the sums are applied) into the held sums, or returns 0. */
 static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
-                     const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize)
+                     const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
+                     uint32_t pushed)
 {
     if (q->timed || n < 64 || (esize != 8 && esize != 4) || (r->low_bits & (uint64_t)(esize - 1)))
         return 0;
@@ -165,7 +167,7 @@ static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
     uint32_t a = (uint32_t)((r->lo - q->hold_lo) / es), z = (uint32_t)((r->hi - q->hold_lo) / es);
     q->hold_min = a < q->hold_min ? a : q->hold_min;
     q->hold_max = z > q->hold_max ? z : q->hold_max;
-    q->hold_n += n;
+    q->hold_n += pushed;
     if (q->hold_n >= 4 * ((uint64_t)q->hold_max - q->hold_min + 1) || q->hold_n >= q->max_elems / 4)
         cq_node_hold_drain(q);
     return 1;
@@ -229,9 +231,8 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
             return 0;
         }
         if (h->slot == CQ_S_ADD && c->pe == q->me &&
-            node_hold(q, base, &r, s->disp, s->opnd, sent, h->esize)) {
-            /* outstanding until cq_node_hold_drain applies them (n == sent here: node
-             * bursts are not merged before this) */
+            node_hold(q, base, &r, s->disp, s->opnd, sent, h->esize, n)) {
+            /* outstanding until cq_node_hold_drain applies them */
             q->st.bytes += (uint64_t)sent * h->esize;
             s->n = 0;
             chunk_put(q, c);
