@@ -157,8 +157,7 @@ int cq_issue_all(shmem_queue_t q)
         first = q->one_pe;
         npe = 1;
     } else if (q->one_pe == -1) {
-        cq_node_hold_drain(q); /* nothing is held either; kept in case */
-        return 0; /* no chunk opened since the last full flush */
+        return 0; /* no chunk opened since the last full flush, so nothing held either */
     }
     for (int k = 0, pe = first; k < npe; k++, pe = cq_plan_sweep_next(pe, np)) {
         cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS];

@@ -25,23 +25,17 @@ static uint64_t *dense_array(shmem_queue_t q)
     return q->dense;
 }
 
-/* The summing array holding n adds of esize bytes at disp: its first word's displacement
- * in *lo and its words in *span; NULL when the burst does not qualify. */
-static uint64_t *dense_range(shmem_queue_t q, const cq_range_t *r, uint32_t n, int esize,
-                             uint64_t *lo_out, uint64_t *span_out)
+/* The span in words of a burst of n adds of esize bytes in range r when it may be summed
+ * in an array of cap words (aligned, at most 4 words per record); 0 when it may not. */
+static uint64_t dense_span(const cq_range_t *r, uint32_t n, int esize, uint64_t cap)
 {
-    if (n < 64 || (esize != 8 && esize != 4))
-        return NULL;
-    uint64_t lo = r->lo, hi = r->hi, low_bits = r->low_bits;
-    uint64_t span = (hi - lo) / (uint64_t)esize + 1;
-    if ((low_bits & (uint64_t)(esize - 1)) || span > 4 * (uint64_t)n || span > CQ_DENSE_BURST)
-        return NULL;
-    *lo_out = lo;
-    *span_out = span;
-    return dense_array(q);
+    if (n < 64 || (esize != 8 && esize != 4) || (r->low_bits & (uint64_t)(esize - 1)))
+        return 0;
+    uint64_t span = (r->hi - r->lo) / (uint64_t)esize + 1;
+    return span > 4 * (uint64_t)n || span > cap ? 0 : span;
 }
 
-/* Sums the n adds into acc (from dense_range, first word at lo). */
+/* Sums the n adds into acc, whose first word is at displacement lo. */
 static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
                       const unsigned char *opnd, uint32_t n, int esize)
 {
@@ -56,26 +50,36 @@ static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
     }
 }
 
+/* Applies the sums acc[first..last] to the words of esize bytes from b with one CPU
+ * atomic each, zeroing acc; returns the words applied. */
+static uint64_t dense_apply(uint64_t *acc, uint64_t first, uint64_t last, unsigned char *b,
+                            int esize)
+{
+    uint64_t applied = 0;
+    for (uint64_t k = first; k <= last; k++) {
+        uint64_t v = acc[k];
+        if (esize == 8 ? v != 0 : (uint32_t)v != 0) {
+            if (esize == 8)
+                __atomic_fetch_add((uint64_t *)(void *)(b + k * 8), v, __ATOMIC_RELAXED);
+            else
+                __atomic_fetch_add((uint32_t *)(void *)(b + k * 4), (uint32_t)v, __ATOMIC_RELAXED);
+            applied++;
+        }
+        acc[k] = 0;
+    }
+    return applied;
+}
+
 static int node_add_dense(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
                           const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
                           int narrow_only)
 {
-    uint64_t lo, span, applied = 0, *acc = dense_range(q, r, n, esize, &lo, &span);
-    if (!acc || (narrow_only && span > n))
+    uint64_t span = dense_span(r, n, esize, CQ_DENSE_BURST);
+    if (!span || (narrow_only && span > n) || !dense_array(q))
         return 0;
-    dense_sum(acc, lo, disp, opnd, n, esize);
-    for (uint64_t k = 0; k < span; k++)
-        if (acc[k]) {
-            if (esize == 8)
-                __atomic_fetch_add((uint64_t *)(void *)(base + lo + k * 8), acc[k],
-                                   __ATOMIC_RELAXED);
-            else if ((uint32_t)acc[k])
-                __atomic_fetch_add((uint32_t *)(void *)(base + lo + k * 4), (uint32_t)acc[k],
-                                   __ATOMIC_RELAXED);
-            acc[k] = 0;
-            applied++;
-        }
-    q->st.combined_ops += n - applied; /* words whose sum was 0 count as merged away */
+    dense_sum(q->dense, r->lo, disp, opnd, n, esize);
+    /* words whose sum was 0 count as merged away */
+    q->st.combined_ops += n - dense_apply(q->dense, 0, span - 1, base + r->lo, esize);
     return 1;
 }
 
@@ -121,20 +125,9 @@ void cq_node_hold_drain(shmem_queue_t q)
 {
     if (!q->hold_n)
         return;
-    uint64_t *acc = q->dense + CQ_DENSE_BURST, applied = 0;
-    unsigned char *b = q->hold_base + q->hold_lo;
-    for (uint64_t k = q->hold_min; k <= q->hold_max; k++) {
-        uint64_t v = acc[k];
-        if (q->hold_esize == 8 ? v != 0 : (uint32_t)v != 0) {
-            if (q->hold_esize == 8)
-                __atomic_fetch_add((uint64_t *)(void *)(b + k * 8), v, __ATOMIC_RELAXED);
-            else
-                __atomic_fetch_add((uint32_t *)(void *)(b + k * 4), (uint32_t)v, __ATOMIC_RELAXED);
-            applied++;
-        }
-        acc[k] = 0;
-    }
-    q->st.combined_ops += q->hold_n - applied;
+    q->st.combined_ops += q->hold_n - dense_apply(q->dense + CQ_DENSE_BURST, q->hold_min,
+                                                  q->hold_max, q->hold_base + q->hold_lo,
+                                                  q->hold_esize);
     q->outstanding -= q->hold_n;
     q->hold_n = 0;
 }
@@ -145,10 +138,8 @@ static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
                      const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
                      uint32_t pushed)
 {
-    if (q->timed || n < 64 || (esize != 8 && esize != 4) || (r->low_bits & (uint64_t)(esize - 1)))
-        return 0;
-    const uint64_t es = (uint64_t)esize, span = (r->hi - r->lo) / es + 1;
-    if (span > 4 * (uint64_t)n || span > CQ_HOLD_WORDS)
+    const uint64_t es = (uint64_t)esize, span = dense_span(r, n, esize, CQ_HOLD_WORDS);
+    if (q->timed || !span)
         return 0;
     if (q->hold_n && (base != q->hold_base || esize != q->hold_esize || r->lo < q->hold_lo ||
                       (r->hi - q->hold_lo) / es >= CQ_HOLD_WORDS))
