@@ -311,7 +311,7 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
     if (rt->porter) /* grown buffers are kept for the next routed queue (dq_bufcache.c) */
         for (int l = 0; l < rt->n; l++)
             shmemi_queue_data_rbuf_give(rt->porter[l].p, rt->porter[l].cap);
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 2; i++)
         shmemi_queue_data_rbuf_give(rt->st[i].p, rt->st[i].cap);
     free(rt->porter), free(rt->plast), free(rt->grid);
     free(rt->ent), free(rt->slot), free(rt->cnt), free(rt->vbuf);
@@ -503,14 +503,14 @@ static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int np, int
     }
 }
 
-/* Put entry i's data of this flush (the `keep` last bytes of its record in st[0]) back
- * into its porter buffer; its len (0 here) becomes keep. */
-static void rt_keep(struct shmemi_dataq *q, uint32_t i, size_t keep)
+/* Put `keep` bytes of entry i's data of this flush (at s: its record's tail) back into
+ * its porter buffer; its len (0 here) becomes keep. */
+static void rt_keep(struct shmemi_dataq *q, uint32_t i, const char *s, size_t keep)
 {
     struct shmemi_dq_route *rt = q->rt;
     struct dq_dent *e = &rt->ent[i];
     int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), rt->n);
-    if (rt_append_runs(rt, l, i, rt->st[0].p + e->cur - keep, keep) != 0)
+    if (rt_append_runs(rt, l, i, s, keep) != 0)
         shmemi_fatal(rt_routine, "out of memory keeping %zu bytes outgoing", keep);
     e->len = keep;
     rt->out_total += keep;
@@ -543,8 +543,8 @@ static void rt_table_compact(struct shmemi_dq_route *rt)
     rt->last_d = UINT32_MAX;
 }
 
-/* The acknowledgements (records to the senders, no payload) go back two hops; returns
- * the bytes rejected for this PE's own data, after keeping them outgoing. */
+/* The acknowledgements (records to the senders, with the rejected bytes) go back two
+ * hops; returns the bytes rejected for this PE's own data, after keeping them outgoing. */
 static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t *rejected)
 {
     struct shmemi_dq_route *rt = q->rt;
@@ -553,22 +553,22 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
     int rc1;
     *rejected = 0;
     /* hop 1 to the sender's local rank, hop 2 along its column to the sender's node */
-    rt_bucket(q->rt, acks, 0, 0, rt->n, &a, sc);
+    rt_bucket(q->rt, acks, 0, 1, rt->n, &a, sc);
     rt_count_hop(q, sc, rt->n, 0);
     if ((rc1 = shmemi_queue_data_route_hop(rt, 0, a.p, sc, 0, &b, rc, NULL)) == 0) {
-        rt_bucket(q->rt, &b, 1, 0, rt->nnodes, &a, sc);
+        rt_bucket(q->rt, &b, 1, 1, rt->nnodes, &a, sc);
         rt_count_hop(q, sc, rt->nnodes, 1);
         rc1 = shmemi_queue_data_route_hop(rt, 1, a.p, sc, 0, &b, rc, NULL);
     }
     if (rc1 == 0) {
         struct dq_rec r;
-        for (size_t o = 0; o < b.len; o += sizeof r) {
+        for (size_t o = 0; o < b.len; o += sizeof r + r.bytes) {
             memcpy(&r, b.p + o, sizeof r);
             uint32_t i = rt_find(rt, r.from); /* sent this flush: it is in the table */
             if (i == UINT32_MAX)
                 shmemi_fatal(rt_routine, "an acknowledgement for PE %u, sent nothing",
                              (unsigned)r.from);
-            rt_keep(q, i, (size_t)r.bytes);
+            rt_keep(q, i, b.p + o + sizeof r, (size_t)r.bytes);
             *rejected += r.bytes;
         }
     }
@@ -585,7 +585,7 @@ static void rt_restore(struct shmemi_dataq *q)
         size_t len = rt->ent[i].len;
         rt->ent[i].len = 0;
         if (len)
-            rt_keep(q, i, len);
+            rt_keep(q, i, rt->st[0].p + rt->ent[i].cur - len, len);
     }
 }
 
@@ -655,10 +655,11 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         dq_unlock(q);
         return rc1;
     }
-    /* 4, 5. the porter: by destination node, hop 2 */
-    rt_bucket(rt, &st[1], 1, 1, nn, &st[2], sc);
+    /* 4, 5. the porter: by destination node (into st[0], sent), hop 2 (into st[1],
+     * bucketed) */
+    rt_bucket(rt, &st[1], 1, 1, nn, &st[0], sc);
     rt_count_hop(q, sc, nn, 1);
-    if ((rc1 = shmemi_queue_data_route_hop(rt, 1, st[2].p, sc, node_unpopped, &st[3], rc,
+    if ((rc1 = shmemi_queue_data_route_hop(rt, 1, st[0].p, sc, node_unpopped, &st[1], rc,
                                            &team_unpopped)) != 0) {
         dq_unlock(q);
         return rc1;
@@ -715,7 +716,7 @@ void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
     uint64_t b = 0, s = 0;
     for (int l = 0; l < rt->n; l++)
         b += rt->porter[l].cap;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 2; i++)
         s += rt->st[i].cap;
     s += (uint64_t)rt->entcap * sizeof *rt->ent;
     s += rt->slot ? ((uint64_t)rt->mask + 1) * sizeof *rt->slot : 0;

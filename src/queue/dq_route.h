@@ -79,7 +79,10 @@ struct shmemi_dq_route {
                             collective exchange */
     struct dq_rbuf *porter; /* n: runs (dq_run: dst is the entry index) for porter l */
     size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
-    struct dq_rbuf st[4]; /* staging: hop-1 send, hop-1 receive, hop-2 send, hop-2 receive */
+    /* staging, two buffers for the four steps: st[0] is hop 1's send and (once hop 1
+     * has ended) hop 2's, st[1] hop 1's receive and (once bucketed into st[0]) hop 2's,
+     * where the FIFOs borrow their records until the next flush */
+    struct dq_rbuf st[2];
     /* outgoing: the destinations pushed to since the last flush */
     struct dq_dent *ent; /* nent used of entcap */
     uint32_t nent, entcap;
@@ -182,9 +185,10 @@ int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int column, const ch
 /* Flush step 1: drop sources popped empty (freeing their memory), move unpopped data to
  * the front, or out of the staging the flush is about to reuse. */
 void shmemi_queue_data_route_in_compact(struct shmemi_dataq *q);
-/* Flush step 6: append each record of st[3] to its source's FIFO, at most up to the
- * logical room; an acknowledgement {to: source, from: me, rejected bytes} per record
- * that did not fit all goes to acks. Returns 1 if any did not fit. */
+/* Flush step 6: append each record of st[1] to its source's FIFO, at most up to the
+ * logical room; an acknowledgement {to: source, from: me, rejected bytes} followed by
+ * those bytes (the record's tail) per record that did not fit all goes to acks.
+ * Returns 1 if any did not fit. */
 int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *acks);
 /* Bytes waiting from source pe (SHMEM_QUEUE_ANY_PE: from all). */
 size_t shmemi_queue_data_route_in_len(const struct shmemi_dq_route *rt, int pe);

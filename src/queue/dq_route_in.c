@@ -133,7 +133,7 @@ static size_t in_take(struct dq_src *e, char *rec, size_t bytes, size_t room)
 int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *acks)
 {
     struct shmemi_dq_route *rt = q->rt;
-    struct dq_rbuf *st = &rt->st[3];
+    struct dq_rbuf *st = &rt->st[1];
     struct dq_rec r;
     /* the arrivals: one record per source, in source grid order (hop 2 from the nodes
      * in order, each porter's records by sender's local rank) */
@@ -170,12 +170,15 @@ int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *a
         if (e.len || e.cap)
             rt->src2[m++] = e;
         if (acc < r.bytes) {
+            /* the tail goes back with the acknowledgement: the sender's staging that
+             * held it is reused by then */
             struct dq_rec ack = {(uint32_t)e.s, (uint32_t)q->me, r.bytes - acc};
             overflow = 1;
-            if (shmemi_queue_data_route_reserve(acks, sizeof ack) != 0)
+            if (shmemi_queue_data_route_reserve(acks, sizeof ack + ack.bytes) != 0)
                 shmemi_fatal(in_routine, "out of memory for an overflow acknowledgement");
             memcpy(acks->p + acks->len, &ack, sizeof ack);
-            acks->len += sizeof ack;
+            memcpy(acks->p + acks->len + sizeof ack, rec + sizeof r + acc, ack.bytes);
+            acks->len += sizeof ack + ack.bytes;
         }
         a++;
     }
