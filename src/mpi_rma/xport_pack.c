@@ -1,0 +1,50 @@
+/* xport_pack.c: the packed form of an atomic burst (xport.h: shmemi_burst_packable,
+ * shmemi_burst_narrow), shared by the AM transport's bursts (xport_am.c) and the comm
+ * queue's own AM batches (src/queue/am.c): which bursts qualify, and the narrowing of
+ * their displacements. Pure functions of the burst; no transport state. */
+#include "xport.h"
+
+#define SHMEMI_UNIFORM(T)                                                                \
+    SHMEMI_VECTORIZE static int uniform_##T(const T *opnd, uint32_t n)                   \
+    {                                                                                    \
+        T diff = 0, first = opnd[0];                                                     \
+        for (uint32_t i = 0; i < n; i++)                                                 \
+            diff |= opnd[i] ^ first;                                                     \
+        return diff == 0;                                                                \
+    }
+SHMEMI_UNIFORM(uint64_t)
+SHMEMI_UNIFORM(uint32_t)
+#undef SHMEMI_UNIFORM
+
+SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
+{
+    if (shmemi.heap_size <= ((size_t)1 << 32) && shmemi.data_size <= ((size_t)1 << 32))
+        return 1;
+    uint64_t high = 0;
+    for (uint32_t i = 0; i < n; i++)
+        high |= disp[i];
+    return (high >> 32) == 0;
+}
+
+int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
+                          uint32_t n)
+{
+    /* operands of a chunk's layout: 8-aligned, after n 8-byte displacements */
+    if (n == 0 || (esize != 8 && esize != 4))
+        return 0;
+    if (!(esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
+                     : uniform_uint32_t((const uint32_t *)(const void *)opnd, n)))
+        return 0;
+    return below_4g(disp, n);
+}
+
+SHMEMI_VECTORIZE void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src,
+                                          uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint64_t d;
+        memcpy(&d, src + (size_t)i * 8, 8);
+        uint32_t d32 = (uint32_t)d;
+        memcpy(dst + (size_t)i * 4, &d32, 4);
+    }
+}
