@@ -26,6 +26,12 @@ test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc test/test_co
 test_test_commq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_LDADD = $(TEST_LIBS)
 test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)
+# the comm queue's life cycle and contract (create/destroy, bad input, threads, timeouts)
+check_PROGRAMS += test/test_commq_api
+test_test_commq_api_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_api.cc
+test_test_commq_api_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_api_LDADD = $(TEST_LIBS)
+test_test_commq_api_LDFLAGS = $(NOINSTALL_FLAGS)
 # queued and direct atomics on the same words, in a program started by shmem_init
 check_PROGRAMS += test/test_amo_paths
 test_test_amo_paths_SOURCES = $(TEST_COMMON_SOURCES) test/test_amo_paths.cc
