@@ -27,9 +27,6 @@ TeamGeom geom(shmem_team_t team)
 }
 
 
-// Value pushed as element `seq` from `src` to `dst`.
-int64_t val(int src, int dst, int64_t seq) { return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq; }
-
 int64_t reduce(int64_t v, MPI_Op op) { return yielding_allreduce(v, op); }
 
 // test/dataq_nbx.sh runs this binary with SHMEMQ_DATAQ_EXCHANGE=nbx.
@@ -37,14 +34,6 @@ bool exchange_is_nbx()
 {
     const char *e = std::getenv("SHMEMQ_DATAQ_EXCHANGE");
     return e && std::strcmp(e, "nbx") == 0;
-}
-
-// All PEs agree that every PE got rc.
-void expect_all(int rc, int want)
-{
-    int64_t all = reduce(rc == want ? 1 : 0, MPI_MIN);
-    EXPECT_EQ(rc, want);
-    EXPECT_EQ(all, 1);
 }
 
 // Push k elements to every peer, flush, pop per source and check order.
@@ -57,14 +46,14 @@ void order_roundtrip(shmem_team_t team, int k, uint64_t room_bytes, uint64_t *bu
     ASSERT_NE(q, nullptr);
     for (int s = 0; s < k; s++)
         for (int p = 0; p < g.n; p++) {
-            int64_t v = val(g.me, p, s);
+            int64_t v = dataq_val(g.me, p, s);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
         }
     size_t in = 1, out = 0;
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(in, 0u);
     EXPECT_EQ(out, (size_t)k * g.n * sizeof(int64_t));
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     shmemx_queue_stats_t st;
     EXPECT_EQ(shmemx_queue_stats(q, &st), 0);
     EXPECT_EQ(st.ops_pushed, (uint64_t)k * g.n);
@@ -84,7 +73,7 @@ void order_roundtrip(shmem_team_t team, int k, uint64_t room_bytes, uint64_t *bu
         ASSERT_EQ(shmem_queue_data_pop(q, buf.data(), first, p), 0);
         ASSERT_EQ(shmem_queue_data_pop(q, buf.data() + first, k - first, p), 0);
         for (int s = 0; s < k; s++)
-            ASSERT_EQ(buf[s], val(p, g.me, s)) << "from " << p << " seq " << s;
+            ASSERT_EQ(buf[s], dataq_val(p, g.me, s)) << "from " << p << " seq " << s;
     }
     int64_t x;
     EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
@@ -129,7 +118,7 @@ TEST(DataQueue, DefaultConfigAndAttr)
     size_t sz = 0;
     ASSERT_EQ(shmem_query_size(q, &sz), 0);
     EXPECT_EQ(sz, 5u);
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmem_query_size(q, &sz), 0);
     EXPECT_EQ(sz, 0u);
     if (shmem_my_pe() == 0) {
@@ -163,7 +152,7 @@ TEST(DataQueue, MaxBytesRoundsDownToElements)
     // smaller than one element: refused on every PE
     c = data_queue_cfg(10, 24);
     q = nullptr;
-    expect_all(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    expect_all_rc(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(q, nullptr);
 }
 
@@ -176,7 +165,7 @@ TEST(DataQueue, FullAndEmptyChangeNothing)
     int dst = (me + 1) % n;
     int64_t v[8];
     for (int i = 0; i < 8; i++)
-        v[i] = val(me, dst, i);
+        v[i] = dataq_val(me, dst, i);
     ASSERT_EQ(shmem_queue_data_push(q, v, 5, dst), 0);
     EXPECT_EQ(shmem_queue_data_push(q, v + 5, 4, dst), SHMEM_QUEUE_ERR_FULL);
     size_t in, out;
@@ -188,7 +177,7 @@ TEST(DataQueue, FullAndEmptyChangeNothing)
     if (n > 1) {
         EXPECT_EQ(shmem_queue_data_push(q, v, 1, (dst + 1) % n), 0);
     }
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     int src = (me + n - 1) % n;
     int64_t got[9];
     EXPECT_EQ(shmem_queue_data_pop(q, got, 9, src), SHMEM_QUEUE_ERR_EMPTY);
@@ -196,7 +185,7 @@ TEST(DataQueue, FullAndEmptyChangeNothing)
     EXPECT_EQ(in, 8 * 8u); // the extra element comes from PE me-2, never from src
     ASSERT_EQ(shmem_queue_data_pop(q, got, 8, src), 0);
     for (int i = 0; i < 8; i++)
-        EXPECT_EQ(got[i], val(src, me, i));
+        EXPECT_EQ(got[i], dataq_val(src, me, i));
     // drain whatever else came (the extra element from PE me-2)
     while (shmem_queue_data_pop(q, got, 1, SHMEM_QUEUE_ANY_PE) == 0)
         ;
@@ -213,15 +202,15 @@ TEST(DataQueue, OverflowKeepsEverythingThenDelivers)
     auto push_range = [&](int from, int to) {
         for (int p = 0; p < n; p++)
             for (int s = from; s < to; s++) {
-                int64_t v = val(me, p, s);
+                int64_t v = dataq_val(me, p, s);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
             }
     };
     push_range(0, R);
-    expect_all(shmem_queue_global_flush(q), 0); // exactly fills incoming
+    expect_all_rc(shmem_queue_global_flush(q), 0); // exactly fills incoming
     push_range(R, 2 * R);
     // incoming is full everywhere: nothing moves, every PE says OVERFLOW
-    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    expect_all_rc(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
     size_t in, out;
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(out, (size_t)R * n * 8);
@@ -232,9 +221,9 @@ TEST(DataQueue, OverflowKeepsEverythingThenDelivers)
     for (int p = 0; p < n; p++) {
         ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 5, p), 0);
         for (int s = 0; s < 5; s++)
-            ASSERT_EQ(got[s], val(p, me, next[p]++));
+            ASSERT_EQ(got[s], dataq_val(p, me, next[p]++));
     }
-    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
+    expect_all_rc(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW);
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(out, (size_t)(R - 5) * n * 8);
     EXPECT_EQ(in, (size_t)R * n * 8);
@@ -242,13 +231,13 @@ TEST(DataQueue, OverflowKeepsEverythingThenDelivers)
     for (int p = 0; p < n; p++) {
         ASSERT_EQ(shmem_queue_data_pop(q, got.data(), R, p), 0);
         for (int s = 0; s < R; s++)
-            ASSERT_EQ(got[s], val(p, me, next[p]++));
+            ASSERT_EQ(got[s], dataq_val(p, me, next[p]++));
     }
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     for (int p = 0; p < n; p++) {
         ASSERT_EQ(shmem_queue_data_pop(q, got.data(), R - 5, p), 0);
         for (int s = 0; s < R - 5; s++)
-            ASSERT_EQ(got[s], val(p, me, next[p]++));
+            ASSERT_EQ(got[s], dataq_val(p, me, next[p]++));
         EXPECT_EQ(next[p], 2 * R);
     }
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
@@ -273,7 +262,7 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
     auto push = [&](int k) {
         for (int s = 0; s < k; s++, pushed++)
             for (int p = 0; p < n; p++) {
-                int64_t v = val(me, p, pushed);
+                int64_t v = dataq_val(me, p, pushed);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
             }
     };
@@ -282,7 +271,7 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
             std::vector<int64_t> got(k);
             ASSERT_EQ(shmem_queue_data_pop(q, got.data(), k, p), 0) << "from " << p;
             for (int s = 0; s < k; s++)
-                ASSERT_EQ(got[s], val(p, me, popped[p]++)) << "from " << p;
+                ASSERT_EQ(got[s], dataq_val(p, me, popped[p]++)) << "from " << p;
         }
     };
     auto sizes = [&](size_t want_in, size_t want_out) {
@@ -294,17 +283,17 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
         }
     };
     push(3);
-    expect_all(shmem_queue_global_flush(q), 0); // empty incoming rooms
+    expect_all_rc(shmem_queue_global_flush(q), 0); // empty incoming rooms
     sizes(3, 0);
     pop(1);
     push(4);
-    expect_all(shmem_queue_global_flush(q), 0); // 2 waiting, 4 arrive behind them
+    expect_all_rc(shmem_queue_global_flush(q), 0); // 2 waiting, 4 arrive behind them
     sizes(6, 0);
     push(5);
-    expect_all(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW); // 2 fit, 3 stay
+    expect_all_rc(shmem_queue_global_flush(q), SHMEM_QUEUE_ERR_OVERFLOW); // 2 fit, 3 stay
     sizes(8, 3);
     pop(8);
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     sizes(3, 0);
     pop(3);
     // background flush from empty rooms; pushes made meanwhile arrive by the global
@@ -312,7 +301,7 @@ TEST(DataQueue, OwnDataSameAsPeersWhateverIsWaiting)
     push(2);
     EXPECT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
     push(2);
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     sizes(4, 0);
     pop(4);
     for (int p = 0; p < n; p++)
@@ -329,10 +318,10 @@ TEST(DataQueue, AnyPePopsSpanSourcesLowestFirst)
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     for (int p = 0; p < n; p++)
         for (int s = 0; s <= me; s++) { // PE me sends me+1 elements
-            int64_t v = val(me, p, s);
+            int64_t v = dataq_val(me, p, s);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
         }
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     int total = n * (n + 1) / 2;
     std::vector<int64_t> got(total + 1);
     EXPECT_EQ(shmem_queue_data_pop(q, got.data(), total + 1, SHMEM_QUEUE_ANY_PE),
@@ -344,7 +333,7 @@ TEST(DataQueue, AnyPePopsSpanSourcesLowestFirst)
     int i = 0;
     for (int p = 0; p < n; p++)
         for (int s = 0; s <= p; s++)
-            EXPECT_EQ(got[i++], val(p, me, s));
+            EXPECT_EQ(got[i++], dataq_val(p, me, s));
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
@@ -397,21 +386,21 @@ TEST(DataQueue, TransferModes)
         for (int round = 0; round < 2; round++) {
             for (int p = 0; p < n; p++)
                 for (int s = 0; s < 5; s++) {
-                    int64_t v = val(me, p, round * 5 + s);
+                    int64_t v = dataq_val(me, p, round * 5 + s);
                     ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
                 }
-            expect_all(shmem_queue_global_flush(q), round == 0 ? 0 : SHMEM_QUEUE_ERR_OVERFLOW);
+            expect_all_rc(shmem_queue_global_flush(q), round == 0 ? 0 : SHMEM_QUEUE_ERR_OVERFLOW);
         }
         std::vector<int64_t> got(10);
         for (int p = 0; p < n; p++) {
             ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 5, p), 0);
             EXPECT_EQ(shmem_queue_data_pop(q, got.data(), 1, p), SHMEM_QUEUE_ERR_EMPTY);
         }
-        expect_all(shmem_queue_global_flush(q), 0);
+        expect_all_rc(shmem_queue_global_flush(q), 0);
         for (int p = 0; p < n; p++) {
             ASSERT_EQ(shmem_queue_data_pop(q, got.data() + 5, 5, p), 0);
             for (int s = 5; s < 10; s++)
-                ASSERT_EQ(got[s], val(p, me, s));
+                ASSERT_EQ(got[s], dataq_val(p, me, s));
         }
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     }
@@ -429,7 +418,7 @@ TEST(DataQueue, ProgressOverlapsPushes)
     auto push_some = [&](int k) {
         for (int s = 0; s < k; s++, seq++)
             for (int p = 0; p < n; p++) {
-                int64_t v = val(me, p, seq);
+                int64_t v = dataq_val(me, p, seq);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
             }
     };
@@ -443,7 +432,7 @@ TEST(DataQueue, ProgressOverlapsPushes)
         EXPECT_EQ(rc, 0);
         push_some(1);
     }
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     size_t in, out;
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(out, 0u);
@@ -455,14 +444,14 @@ TEST(DataQueue, ProgressOverlapsPushes)
         std::vector<int64_t> got(k);
         ASSERT_EQ(shmem_queue_data_pop(q, got.data(), k, p), 0);
         for (int s = 0; s < k; s++)
-            ASSERT_EQ(got[s], val(p, me, s));
+            ASSERT_EQ(got[s], dataq_val(p, me, s));
     }
     // pops while a background flush is in flight, then completion by progress alone
     push_some(3);
     EXPECT_EQ(shmem_queue_data_progress(q, SHMEM_TEAM_WORLD), 0);
     std::vector<int64_t> early(1);
     shmem_queue_data_pop(q, early.data(), 0, SHMEM_QUEUE_ANY_PE); // pops are allowed meanwhile
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     std::vector<int64_t> rest(3 * n);
     ASSERT_EQ(shmem_queue_data_pop(q, rest.data(), 3 * n, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
@@ -480,7 +469,7 @@ TEST(DataQueue, ProgressAloneDelivers)
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     for (int p = 0; p < n; p++)
         for (int s = 0; s < 4; s++) {
-            int64_t v = val(me, p, s);
+            int64_t v = dataq_val(me, p, s);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
         }
     size_t in = 0, out = 0;
@@ -495,8 +484,8 @@ TEST(DataQueue, ProgressAloneDelivers)
     ASSERT_EQ(shmem_queue_data_pop(q, got.data(), 4 * n, SHMEM_QUEUE_ANY_PE), 0);
     for (int p = 0, i = 0; p < n; p++)
         for (int s = 0; s < 4; s++)
-            EXPECT_EQ(got[i++], val(p, me, s));
-    expect_all(shmem_queue_global_flush(q), 0);
+            EXPECT_EQ(got[i++], dataq_val(p, me, s));
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(in + out, 0u);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
@@ -513,7 +502,7 @@ TEST(DataQueue, DestroyWithDataReportsLoss)
     if (me == n - 1) {
         ASSERT_EQ(shmem_queue_data_push(q, &v, 1, 0), 0);
     }
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     if (me == n - 1 && n > 1) {
         ASSERT_EQ(shmem_queue_data_push(q, &v, 1, 0), 0);
     }
@@ -552,24 +541,24 @@ TEST(DataQueue, ReusedBuffersStartEmpty)
         // a: full rooms, delivered, popped only in part, destroyed with data left
         for (int p = 0; p < n; p++)
             for (int s = 0; s < k; s++) {
-                int64_t v = val(me, p, 1000 * round + s);
+                int64_t v = dataq_val(me, p, 1000 * round + s);
                 ASSERT_EQ(shmem_queue_data_push(a, &v, 1, p), 0);
             }
-        expect_all(shmem_queue_global_flush(a), 0);
+        expect_all_rc(shmem_queue_global_flush(a), 0);
         int64_t first;
         ASSERT_EQ(shmem_queue_data_pop(a, &first, 1, 0), 0);
-        EXPECT_EQ(first, val(0, me, 1000 * round));
+        EXPECT_EQ(first, dataq_val(0, me, 1000 * round));
         EXPECT_EQ(shmem_queue_data_destroy(&a, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
         // b (created before a's buffers came back): one element per peer, its own values
         for (int p = 0; p < n; p++) {
-            int64_t v = val(me, p, 7 + round);
+            int64_t v = dataq_val(me, p, 7 + round);
             ASSERT_EQ(shmem_queue_data_push(b, &v, 1, p), 0);
         }
-        expect_all(shmem_queue_global_flush(b), 0);
+        expect_all_rc(shmem_queue_global_flush(b), 0);
         for (int p = 0; p < n; p++) {
             int64_t got = 0;
             ASSERT_EQ(shmem_queue_data_pop(b, &got, 1, p), 0);
-            EXPECT_EQ(got, val(p, me, 7 + round)) << "from " << p;
+            EXPECT_EQ(got, dataq_val(p, me, 7 + round)) << "from " << p;
         }
         int64_t x;
         EXPECT_EQ(shmem_queue_data_pop(b, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
@@ -585,18 +574,18 @@ TEST(DataQueue, BadInputChangesNothing)
     // wrong qtype: every PE refuses, no queue
     shmem_queue_config_t bad = c;
     bad.qtype = SHMEM_QUEUE_COMM;
-    expect_all(shmem_queue_data_create(&q, &bad, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
+    expect_all_rc(shmem_queue_data_create(&q, &bad, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_ARG);
     EXPECT_EQ(q, nullptr);
     // one PE with a bad config: all PEs fail
-    expect_all(shmem_queue_data_create(me == n - 1 ? nullptr : &q, &c, SHMEM_TEAM_WORLD),
+    expect_all_rc(shmem_queue_data_create(me == n - 1 ? nullptr : &q, &c, SHMEM_TEAM_WORLD),
                SHMEM_QUEUE_ERR_ARG);
-    expect_all(shmem_queue_data_create(&q, me == 0 ? nullptr : &c, SHMEM_TEAM_WORLD),
+    expect_all_rc(shmem_queue_data_create(&q, me == 0 ? nullptr : &c, SHMEM_TEAM_WORLD),
                SHMEM_QUEUE_ERR_ARG);
     // PEs disagree on the element size: all fail (with one PE there is nothing to disagree)
     shmem_queue_config_t odd = data_queue_cfg(64, me == n - 1 ? 4 : 8);
     int want = n > 1 ? SHMEM_QUEUE_ERR_ARG : 0;
     int rc = shmem_queue_data_create(&q, &odd, SHMEM_TEAM_WORLD);
-    expect_all(rc, want);
+    expect_all_rc(rc, want);
     if (rc == 0) {
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     }
@@ -648,263 +637,6 @@ TEST(DataQueue, BadInputChangesNothing)
 
 // ---- the inline fast paths of shmemq/dataq.h against the library functions ----
 
-namespace {
-
-// shmem_queue_data_push/_pop are macros over the inline paths; the parenthesized names
-// call the exported library functions. Every scenario runs through both.
-struct PushPop {
-    const char *name;
-    int (*push)(shmem_queue_t, const void *, size_t, int);
-    int (*pop)(shmem_queue_t, void *, size_t, int);
-};
-int push_inline(shmem_queue_t q, const void *s, size_t n, int pe) { return shmem_queue_data_push(q, s, n, pe); }
-int pop_inline(shmem_queue_t q, void *d, size_t n, int pe) { return shmem_queue_data_pop(q, d, n, pe); }
-int push_lib(shmem_queue_t q, const void *s, size_t n, int pe) { return (shmem_queue_data_push)(q, s, n, pe); }
-int pop_lib(shmem_queue_t q, void *d, size_t n, int pe) { return (shmem_queue_data_pop)(q, d, n, pe); }
-const PushPop kPaths[] = {{"inline", push_inline, pop_inline}, {"library", push_lib, pop_lib}};
-
-// Element `seq` from src to dst, `elem` bytes, every byte depends on all four.
-std::vector<unsigned char> elem_bytes(int src, int dst, int seq, size_t elem)
-{
-    std::vector<unsigned char> b(elem);
-    for (size_t i = 0; i < elem; i++)
-        b[i] = (unsigned char)(src * 31 + dst * 17 + seq * 7 + (int)i);
-    return b;
-}
-
-} // namespace
-
-// Room of 3 elements per peer; sizes 4, 8, 16 (the inline copy's fixed-size cases) and
-// 12 (its generic case). FULL, EMPTY, wrong sizes, bad PEs and bad handles give the
-// same answers through both paths and change nothing.
-TEST(DataQueue, InlinePathsMatchLibrary)
-{
-    const int n = shmem_n_pes(), me = shmem_my_pe();
-    const int dst = (me + 1) % n, src = (me + n - 1) % n;
-    for (const PushPop &pp : kPaths) {
-        for (size_t elem : {4, 8, 12, 16}) {
-            SCOPED_TRACE(std::string(pp.name) + " elem " + std::to_string(elem));
-            shmem_queue_config_t c = data_queue_cfg(3 * elem, elem);
-            shmem_queue_t q = nullptr;
-            ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-            std::vector<unsigned char> v;
-            for (int s = 0; s < 4; s++) {
-                auto e = elem_bytes(me, dst, s, elem);
-                v.insert(v.end(), e.begin(), e.end());
-            }
-            // wrong sizes: more than the room can ever hold, overflowing byte counts
-            EXPECT_EQ(pp.push(q, v.data(), 4, dst), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(q, v.data(), SIZE_MAX, dst), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(q, v.data(), 0, dst), 0);
-            // bad PEs, NULL source, bad handles
-            EXPECT_EQ(pp.push(q, v.data(), 1, n), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(q, v.data(), 1, -1), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(q, v.data(), 1, INT32_MIN), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(q, nullptr, 1, dst), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.push(nullptr, v.data(), 1, dst), SHMEM_QUEUE_ERR_ARG);
-            uint32_t other[16] = {0x434f4d51u}; // not a data queue
-            shmem_queue_t alien = reinterpret_cast<shmem_queue_t>(other);
-            EXPECT_EQ(pp.push(alien, v.data(), 1, dst), SHMEM_QUEUE_ERR_STATE);
-            EXPECT_EQ(pp.pop(alien, v.data(), 1, src), SHMEM_QUEUE_ERR_STATE);
-            EXPECT_EQ(pp.pop(nullptr, v.data(), 1, src), SHMEM_QUEUE_ERR_ARG);
-            size_t in = 9, out = 9;
-            ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
-            EXPECT_EQ(in + out, 0u) << "an error pushed something";
-            // FULL: 2 fit, 2 more do not, 1 does, then nothing
-            ASSERT_EQ(pp.push(q, v.data(), 2, dst), 0);
-            EXPECT_EQ(pp.push(q, v.data() + 2 * elem, 2, dst), SHMEM_QUEUE_ERR_FULL);
-            ASSERT_EQ(pp.push(q, v.data() + 2 * elem, 1, dst), 0);
-            EXPECT_EQ(pp.push(q, v.data() + 3 * elem, 1, dst), SHMEM_QUEUE_ERR_FULL);
-            ASSERT_EQ(shmem_query_data_size(q, &in, &out, dst), 0);
-            EXPECT_EQ(out, 3 * elem);
-            shmemx_queue_stats_t st;
-            ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
-            EXPECT_EQ(st.ops_pushed, 3u);
-            EXPECT_EQ(st.full_returns, 2u);
-            shmem_queue_attr_t a;
-            ASSERT_EQ(shmem_query_attr(q, &a), 0);
-            EXPECT_EQ(a.outstanding_elems, 3u);
-            // EMPTY before the flush, through every kind of pop
-            std::vector<unsigned char> got(4 * elem, 0);
-            EXPECT_EQ(pp.pop(q, got.data(), 1, src), SHMEM_QUEUE_ERR_EMPTY);
-            EXPECT_EQ(pp.pop(q, got.data(), 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-            expect_all(shmem_queue_global_flush(q), 0);
-            ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
-            EXPECT_EQ(st.ops_pushed, 3u); // sent bytes count as pushed
-            // wrong sizes and bad PEs for pop
-            EXPECT_EQ(pp.pop(q, got.data(), SIZE_MAX, src), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.pop(q, nullptr, 1, src), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.pop(q, got.data(), 1, n), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.pop(q, got.data(), 1, -2), SHMEM_QUEUE_ERR_ARG);
-            EXPECT_EQ(pp.pop(q, got.data(), 0, src), 0);
-            EXPECT_EQ(pp.pop(q, got.data(), 4, src), SHMEM_QUEUE_ERR_EMPTY); // > room
-            // one by source, then two by ANY_PE (only src sent to me), then EMPTY
-            ASSERT_EQ(pp.pop(q, got.data(), 1, src), 0);
-            ASSERT_EQ(pp.pop(q, got.data() + elem, 2, SHMEM_QUEUE_ANY_PE), 0);
-            for (int s = 0; s < 3; s++) {
-                auto e = elem_bytes(src, me, s, elem);
-                EXPECT_EQ(std::memcmp(got.data() + s * elem, e.data(), elem), 0) << "seq " << s;
-            }
-            EXPECT_EQ(pp.pop(q, got.data(), 1, src), SHMEM_QUEUE_ERR_EMPTY);
-            EXPECT_EQ(pp.pop(q, got.data(), 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-            // drained FIFOs start at the front again: a full room fits next round
-            ASSERT_EQ(pp.push(q, v.data(), 3, dst), 0);
-            expect_all(shmem_queue_global_flush(q), 0);
-            ASSERT_EQ(pp.pop(q, got.data(), 3, src), 0);
-            EXPECT_EQ(std::memcmp(got.data(), elem_bytes(src, me, 0, elem).data(), elem), 0);
-            EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-        }
-    }
-}
-
-// ANY_PE pops take the lowest source first, also after pops by source emptied some
-// sources and after a new flush refilled lower ones (the inline path remembers where
-// the first nonempty source is; a flush must reset that).
-TEST(DataQueue, InlineAnyPeLowestSourceFirst)
-{
-    const int n = shmem_n_pes(), me = shmem_my_pe();
-    for (const PushPop &pp : kPaths) {
-        SCOPED_TRACE(pp.name);
-        shmem_queue_config_t c = data_queue_cfg(4 * 8, 8);
-        shmem_queue_t q = nullptr;
-        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-        for (int round = 0; round < 2; round++) {
-            for (int p = 0; p < n; p++)
-                for (int s = 0; s < 2; s++) {
-                    int64_t x = val(me, p, round * 2 + s);
-                    ASSERT_EQ(pp.push(q, &x, 1, p), 0);
-                }
-            expect_all(shmem_queue_global_flush(q), 0);
-            int64_t x = 0;
-            if (round == 0 && n > 1) {
-                // empty source 0 by source: ANY_PE then starts at source 1
-                ASSERT_EQ(pp.pop(q, &x, 1, 0), 0);
-                ASSERT_EQ(pp.pop(q, &x, 1, 0), 0);
-                ASSERT_EQ(pp.pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), 0);
-                EXPECT_EQ(x, val(1, me, 0));
-                // two more: the rest of source 1 and the first of source 2 (or EMPTY)
-                int64_t two[2];
-                if (n > 2) {
-                    ASSERT_EQ(pp.pop(q, two, 2, SHMEM_QUEUE_ANY_PE), 0);
-                    EXPECT_EQ(two[0], val(1, me, 1));
-                    EXPECT_EQ(two[1], val(2, me, 0));
-                } else {
-                    EXPECT_EQ(pp.pop(q, two, 2, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-                    ASSERT_EQ(pp.pop(q, two, 1, SHMEM_QUEUE_ANY_PE), 0);
-                    EXPECT_EQ(two[0], val(1, me, 1));
-                }
-                while (pp.pop(q, &x, 1, SHMEM_QUEUE_ANY_PE) == 0)
-                    ;
-            } else {
-                // after the refill: strictly by source, then sequence
-                for (int p = 0; p < n; p++)
-                    for (int s = 0; s < 2; s++) {
-                        ASSERT_EQ(pp.pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), 0);
-                        EXPECT_EQ(x, val(p, me, round * 2 + s));
-                    }
-                EXPECT_EQ(pp.pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-            }
-            size_t in, out;
-            ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
-            EXPECT_EQ(in + out, 0u);
-        }
-        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-    }
-}
-
-TEST(DataQueue, SharedQueueConcurrentPushes)
-{
-    int provided = 0;
-    shmem_query_thread(&provided);
-    if (provided < SHMEM_THREAD_MULTIPLE)
-        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
-    const int n = shmem_n_pes(), me = shmem_my_pe();
-    const int T = 2, K = 200;
-    shmem_queue_config_t c = data_queue_cfg((uint64_t)T * K * 8, 8);
-    c.thread_model = SHMEM_QUEUE_SHARED;
-    shmem_queue_t q;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    std::vector<std::thread> th;
-    for (int t = 0; t < T; t++)
-        th.emplace_back([&, t] {
-            for (int s = 0; s < K; s++)
-                for (int p = 0; p < n; p++) {
-                    int64_t v = val(me, p, t * K + s);
-                    shmem_queue_data_push(q, &v, 1, p);
-                }
-        });
-    for (auto &x : th)
-        x.join();
-    expect_all(shmem_queue_global_flush(q), 0);
-    for (int p = 0; p < n; p++) {
-        std::vector<int64_t> got(T * K);
-        ASSERT_EQ(shmem_queue_data_pop(q, got.data(), T * K, p), 0);
-        // each thread's elements in its order
-        std::vector<int> next(T, 0);
-        for (int64_t g : got) {
-            int seq = (int)(g & 0xffffff), t = seq / K;
-            ASSERT_EQ(g, val(p, me, seq));
-            ASSERT_EQ(seq % K, next[t]++);
-        }
-    }
-    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-}
-
-TEST(DataQueue, SharedQueuePushesDuringFlushes)
-{
-    int provided = 0;
-    shmem_query_thread(&provided);
-    if (provided < SHMEM_THREAD_MULTIPLE)
-        GTEST_SKIP() << "needs SHMEM_THREAD_MULTIPLE";
-    // A second thread pushes while this one runs global flushes and progress: every
-    // element arrives once, in push order.
-    const int n = shmem_n_pes(), me = shmem_my_pe();
-    const int K = 300;
-    shmem_queue_config_t c = data_queue_cfg((uint64_t)K * 8, 8);
-    c.thread_model = SHMEM_QUEUE_SHARED;
-    shmem_queue_t q;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    volatile int done = 0;
-    std::thread pusher([&] {
-        for (int s = 0; s < K; s++) {
-            for (int p = 0; p < n; p++) {
-                int64_t v = val(me, p, s);
-                while (shmem_queue_data_push(q, &v, 1, p) != 0)
-                    sched_yield();
-            }
-            if (s % 16 == 0)
-                sched_yield();
-        }
-        __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
-    });
-    std::vector<std::vector<int64_t>> got(n);
-    for (int it = 0;; it++) {
-        int rc = it % 2 ? shmem_queue_data_progress(q, SHMEM_TEAM_WORLD)
-                        : shmem_queue_global_flush(q);
-        ASSERT_EQ(rc, 0);
-        for (int p = 0; p < n; p++) {
-            int64_t v;
-            while (shmem_queue_data_pop(q, &v, 1, p) == 0)
-                got[p].push_back(v);
-        }
-        if (reduce(__atomic_load_n(&done, __ATOMIC_ACQUIRE) ? 0 : 1, MPI_SUM) == 0)
-            break;
-    }
-    pusher.join();
-    expect_all(shmem_queue_global_flush(q), 0);
-    for (int p = 0; p < n; p++) {
-        int64_t v;
-        while (shmem_queue_data_pop(q, &v, 1, p) == 0)
-            got[p].push_back(v);
-        ASSERT_EQ(got[p].size(), (size_t)K);
-        for (int s = 0; s < K; s++)
-            ASSERT_EQ(got[p][s], val(p, me, s));
-    }
-    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-}
-
-// ---- index-gather through data queues only (the example's variant 2, small rooms so
-// that FULL and OVERFLOW happen and are handled) ----
 namespace {
 struct Req {
     int64_t index; // global index

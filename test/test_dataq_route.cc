@@ -31,11 +31,6 @@ extern "C" uint64_t shmemi_queue_data_rbuf_adopted;
 
 namespace {
 
-int64_t val(int src, int dst, int64_t seq)
-{
-    return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq;
-}
-
 // The PEs of the team being tested (MPI_COMM_WORLD, or a split matching the team).
 MPI_Comm agree_comm = MPI_COMM_WORLD;
 
@@ -79,12 +74,12 @@ uint32_t mode_of(shmem_queue_t q)
     return u.mode;
 }
 
-// One element val(me, d, seq) to every team PE d; one popped from every source s, which
-// must be val(s, me, seq).
+// One element dataq_val(me, d, seq) to every team PE d; one popped from every source s, which
+// must be dataq_val(s, me, seq).
 void push_one_each(shmem_queue_t q, int me, int n, int64_t seq)
 {
     for (int d = 0; d < n; d++) {
-        int64_t v = val(me, d, seq);
+        int64_t v = dataq_val(me, d, seq);
         ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
     }
 }
@@ -93,7 +88,7 @@ void pop_one_each(shmem_queue_t q, int me, int n, int64_t seq)
     for (int s = 0; s < n; s++) {
         int64_t x = -1;
         ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, val(s, me, seq)) << "from " << s;
+        EXPECT_EQ(x, dataq_val(s, me, seq)) << "from " << s;
     }
 }
 
@@ -115,7 +110,7 @@ void all_to_all(shmem_team_t team, int rounds)
             int k = count_for(me, d, r);
             std::vector<int64_t> v(k);
             for (int j = 0; j < k; j++)
-                v[j] = val(me, d, r * 100 + j);
+                v[j] = dataq_val(me, d, r * 100 + j);
             for (int j = 0; j < k;) { // pushes of 1, 2, 3, 1, ... elements
                 int m = 1 + j % 3;
                 if (m > k - j)
@@ -143,7 +138,7 @@ void all_to_all(shmem_team_t team, int rounds)
                 for (int j = 0; j < k; j++) {
                     int64_t x = -1;
                     ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-                    EXPECT_EQ(x, val(s, me, r * 100 + j)) << "from " << s << " #" << j;
+                    EXPECT_EQ(x, dataq_val(s, me, r * 100 + j)) << "from " << s << " #" << j;
                 }
                 int64_t x;
                 EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, s), SHMEM_QUEUE_ERR_EMPTY);
@@ -152,7 +147,7 @@ void all_to_all(shmem_team_t team, int rounds)
             std::vector<int64_t> want;
             for (int s = 0; s < n; s++)
                 for (int j = 0; j < count_for(s, me, r); j++)
-                    want.push_back(val(s, me, r * 100 + j));
+                    want.push_back(dataq_val(s, me, r * 100 + j));
             size_t i = 0;
             for (; i + 2 <= want.size(); i += 2) {
                 int64_t x[2];
@@ -263,7 +258,7 @@ void full_and_overflow()
     auto push_all = [&](int k) {
         for (int j = 0; j < k; j++, seq_out++)
             for (int d = 0; d < n; d++) {
-                int64_t v = val(me, d, seq_out);
+                int64_t v = dataq_val(me, d, seq_out);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
             }
     };
@@ -288,7 +283,7 @@ void full_and_overflow()
         for (int j = 0; j < k; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, next[s])) << "from " << s;
+            EXPECT_EQ(x, dataq_val(s, me, next[s])) << "from " << s;
             next[s]++;
         }
     };
@@ -354,7 +349,7 @@ void overflow_reduction_skipped()
     if (me != n - 1)
         pop_one_each(q, me, n, 2);
     for (int d = 0; d < n; d++) {
-        int64_t v[2] = {val(me, d, 3), val(me, d, 4)};
+        int64_t v[2] = {dataq_val(me, d, 3), dataq_val(me, d, 4)};
         ASSERT_EQ(shmem_queue_data_push(q, v, 2, d), 0);
     }
     // every source sent the last PE two, where one fits: OVERFLOW on every PE
@@ -368,13 +363,13 @@ void overflow_reduction_skipped()
         int64_t x = -1;
         if (me == n - 1) {
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, 2));
+            EXPECT_EQ(x, dataq_val(s, me, 2));
         }
         ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, val(s, me, 3));
+        EXPECT_EQ(x, dataq_val(s, me, 3));
         if (me != n - 1) {
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, 4));
+            EXPECT_EQ(x, dataq_val(s, me, 4));
         }
     }
     expect_all(shmem_queue_global_flush(q), 0);
@@ -382,7 +377,7 @@ void overflow_reduction_skipped()
         for (int s = 0; s < n; s++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, 4));
+            EXPECT_EQ(x, dataq_val(s, me, 4));
         }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
@@ -480,7 +475,7 @@ TEST_F(Routed, GrownBuffersServeTheNextRoutedQueue)
         routed = mode_of(q) == SHMEMX_QUEUE_MODE_DATA_ROUTED;
         for (int j = 0; j < k; j++)
             for (int d = 0; d < n; d++) {
-                int64_t v = val(me, d, round * 100000 + j); // not what the kept buffers hold
+                int64_t v = dataq_val(me, d, round * 100000 + j); // not what the kept buffers hold
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
             }
         expect_all(shmem_queue_global_flush(q), 0);
@@ -488,7 +483,7 @@ TEST_F(Routed, GrownBuffersServeTheNextRoutedQueue)
             for (int j = 0; j < k; j++) {
                 int64_t x = -1;
                 ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-                ASSERT_EQ(x, val(s, me, round * 100000 + j))
+                ASSERT_EQ(x, dataq_val(s, me, round * 100000 + j))
                     << "round " << round << " from " << s << " #" << j;
             }
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
@@ -532,19 +527,19 @@ void sparse_sources(int not_node_major)
     if (me % 2 == 1)
         for (int d = 0; d < np; d++)
             for (int j = 0; j < 3; j++) {
-                int64_t v = val(me, d, j);
+                int64_t v = dataq_val(me, d, j);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
             }
     expect_all(shmem_queue_global_flush(q), 0);
     for (int s = 1; s < np; s += 2) {
         int64_t x = -1;
         ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, val(s, me, 0));
+        EXPECT_EQ(x, dataq_val(s, me, 0));
     }
     if (sends2(me))
         for (int d = np - 1; d >= 0; d--) // first pushed to the highest
             for (int j = 10; j < 12; j++) {
-                int64_t v = val(me, d, j);
+                int64_t v = dataq_val(me, d, j);
                 ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
             }
     expect_all(shmem_queue_global_flush(q), 0);
@@ -555,9 +550,9 @@ void sparse_sources(int not_node_major)
         EXPECT_EQ(in, 8u * ((s % 2 ? 2 : 0) + (sends2(s) ? 2 : 0))) << "from " << s;
         EXPECT_EQ(out, 0u);
         if (s % 2)
-            want.push_back(val(s, me, 1)), want.push_back(val(s, me, 2));
+            want.push_back(dataq_val(s, me, 1)), want.push_back(dataq_val(s, me, 2));
         if (sends2(s))
-            want.push_back(val(s, me, 10)), want.push_back(val(s, me, 11));
+            want.push_back(dataq_val(s, me, 10)), want.push_back(dataq_val(s, me, 11));
     }
     for (size_t i = 0; i < want.size(); i++) {
         int64_t x = -1;
@@ -589,7 +584,7 @@ TEST_F(Routed, DestinationTableGrowsAndKeepsFullPerDestination)
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     shmemx_queue_usage_t u1, u2;
-    int64_t v = val(me, me, 0);
+    int64_t v = dataq_val(me, me, 0);
     ASSERT_EQ(shmem_queue_data_push(q, &v, 1, me), 0);
     ASSERT_EQ(shmemx_queue_usage(q, &u1), 0);
     for (int j = 0; j < room; j++)
@@ -598,7 +593,7 @@ TEST_F(Routed, DestinationTableGrowsAndKeepsFullPerDestination)
             int d = me % 2 ? (me + 2 * np - 1 - i) % np : (me + 1 + i) % np;
             if (j == 0 && d == me)
                 continue; // pushed above
-            v = val(me, d, j);
+            v = dataq_val(me, d, j);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
         }
     ASSERT_EQ(shmemx_queue_usage(q, &u2), 0);
@@ -618,7 +613,7 @@ TEST_F(Routed, DestinationTableGrowsAndKeepsFullPerDestination)
         for (int j = 0; j < room; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
+            EXPECT_EQ(x, dataq_val(s, me, j)) << "from " << s << " #" << j;
         }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
@@ -639,7 +634,7 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
     ASSERT_EQ(shmemx_queue_usage(q, &u0), 0);
     for (int j = 0; j < k; j++)
         for (int d = 0; d < n; d++) {
-            int64_t v = val(me, d, j);
+            int64_t v = dataq_val(me, d, j);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
         }
     shmemx_queue_usage_t u1;
@@ -661,7 +656,7 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
         for (int j = 0; j < k; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            ASSERT_EQ(x, val(s, me, j)) << "from " << s << " #" << j;
+            ASSERT_EQ(x, dataq_val(s, me, j)) << "from " << s << " #" << j;
         }
     expect_all(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmemx_queue_usage(q, &uc), 0);
@@ -670,7 +665,7 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
     // half popped, then more arrives behind it: both halves in order
     for (int j = 0; j < 4; j++)
         for (int d = 0; d < n; d++) {
-            int64_t v = val(me, d, 100 + j);
+            int64_t v = dataq_val(me, d, 100 + j);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
         }
     expect_all(shmem_queue_global_flush(q), 0);
@@ -681,7 +676,7 @@ TEST_F(Routed, PorterBuffersGrowAndLoseNothing)
         for (int j = 1; j < 5; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, 100 + j));
+            EXPECT_EQ(x, dataq_val(s, me, 100 + j));
         }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
@@ -748,7 +743,7 @@ TEST_F(Routed, HugeRoomTakesTheLargeCountExchange)
 #endif
     for (int j = 0; j < 5; j++)
         for (int d = 0; d < n; d++) {
-            int64_t v = val(me, d, j);
+            int64_t v = dataq_val(me, d, j);
             ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
         }
     expect_all(shmem_queue_global_flush(q), 0);
@@ -756,7 +751,7 @@ TEST_F(Routed, HugeRoomTakesTheLargeCountExchange)
         for (int j = 0; j < 5; j++) {
             int64_t x = -1;
             ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-            EXPECT_EQ(x, val(s, me, j));
+            EXPECT_EQ(x, dataq_val(s, me, j));
         }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }

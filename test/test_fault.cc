@@ -104,14 +104,6 @@ std::string mpi_error_string(int code)
     return std::string(s, (size_t)len);
 }
 
-// Every PE got `want`.
-void expect_all(int rc, int want)
-{
-    int64_t all = yielding_allreduce(rc == want ? 1 : 0, MPI_MIN);
-    EXPECT_EQ(rc, want) << shmemx_queue_strerror(rc);
-    EXPECT_EQ(all, 1) << "another PE got a different return code";
-}
-
 } // namespace
 
 // ---- the injected MPI calls (the signatures of mpi.h) ----
@@ -178,7 +170,7 @@ TEST(Fault, DataQueueFlushReturnsErrMpiAndLosesNothing)
         msg = cap.text();
     }
     EXPECT_GT(injected, 0) << "the flush never called MPI_Ialltoall";
-    expect_all(rc, SHMEM_QUEUE_ERR_MPI);
+    expect_all_rc(rc, SHMEM_QUEUE_ERR_MPI);
     EXPECT_NE(msg.find("[shmemq PE " + std::to_string(me) + "]"), std::string::npos) << msg;
     EXPECT_NE(msg.find("MPI_Ialltoall failed: " + mpi_error_string(MPI_ERR_OTHER)),
               std::string::npos)
@@ -188,7 +180,7 @@ TEST(Fault, DataQueueFlushReturnsErrMpiAndLosesNothing)
     EXPECT_EQ(in, 0u);
     EXPECT_EQ(out, (size_t)k * n * sizeof(int64_t)) << "outgoing data changed by the failure";
 
-    expect_all(shmem_queue_global_flush(q), 0);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
     std::vector<int64_t> buf(k);
     for (int p = 0; p < n; p++) {
         ASSERT_EQ(shmem_queue_data_pop(q, buf.data(), k, p), 0);
@@ -198,7 +190,7 @@ TEST(Fault, DataQueueFlushReturnsErrMpiAndLosesNothing)
     }
     int64_t x;
     EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-    expect_all(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    expect_all_rc(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
 // Comm queue, MPI path (every peer off the node): the burst's MPI_Accumulate (ATOMIC_ADD)

@@ -2,6 +2,7 @@
 #ifndef SHMEMQ_TEST_UTIL_H
 #define SHMEMQ_TEST_UTIL_H
 
+#include <gtest/gtest.h>
 #include <shmem.h>
 #include <mpi.h>
 #include <shmemx.h>
@@ -78,6 +79,22 @@ static inline int64_t yielding_allreduce(int64_t v, MPI_Op op)
             sched_yield();
     }
     return r;
+}
+
+// The value a data-queue test pushes as element `seq` from team PE src to dst: every
+// receiver can check source, destination and order.
+static inline int64_t dataq_val(int src, int dst, int64_t seq)
+{
+    return ((int64_t)src << 40) | ((int64_t)dst << 24) | seq;
+}
+
+// Every PE got `want` from a call of a collective (or of a routine every PE calls):
+// each PE checks its own rc, and that no PE got another.
+static inline void expect_all_rc(int rc, int want)
+{
+    int64_t all = yielding_allreduce(rc == want ? 1 : 0, MPI_MIN);
+    EXPECT_EQ(rc, want) << shmemx_queue_strerror(rc);
+    EXPECT_EQ(all, 1) << "another PE got a different return code";
 }
 
 // A 64-bit mixer (murmur3's finaliser): random test data every PE can recompute for

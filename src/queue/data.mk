@@ -22,6 +22,12 @@ test_test_dataq_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq.cc
 test_test_dataq_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_LDADD = $(TEST_LIBS)
 test_test_dataq_LDFLAGS = $(NOINSTALL_FLAGS)
+# the inline push and pop against the library's, and SHARED queues with threads
+check_PROGRAMS += test/test_dataq_inline
+test_test_dataq_inline_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_inline.cc
+test_test_dataq_inline_CPPFLAGS = $(TEST_INCLUDES)
+test_test_dataq_inline_LDADD = $(TEST_LIBS)
+test_test_dataq_inline_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_dataq_nbx
 test_test_dataq_nbx_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_nbx.cc
 test_test_dataq_nbx_CPPFLAGS = $(TEST_INCLUDES)
@@ -34,12 +40,12 @@ test_test_dataq_route_LDADD = $(TEST_LIBS)
 test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
-# All of test_dataq again with every direct flush through the sparse exchange
+# All of test_dataq and test_dataq_inline again with every direct flush through the sparse exchange
 # (SHMEMQ_DATAQ_EXCHANGE=nbx), in every configuration run-mpi.sh runs: test/dataq_nbx.sh
 EXTRA_DIST += test/dataq_nbx.sh
 if BUILD_TESTS
 TESTS += test/dataq_nbx.sh
-test/dataq_nbx.log: test/test_dataq$(EXEEXT)
+test/dataq_nbx.log: test/test_dataq$(EXEEXT) test/test_dataq_inline$(EXEEXT)
 endif
 
 # one global flush with sparse traffic, alltoallv against NBX (docs/data_queues.md)
