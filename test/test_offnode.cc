@@ -848,4 +848,37 @@ TEST(OffNode, StandDownWhileItsProcessWaitsOnly)
     shmem_team_destroy(leaders);
 }
 
+// A wait for an AM reply outside the transport's lock runs every hook, so it counts as
+// its process progressing itself: node 0's leader makes blocking fetch-adds to the last
+// node's leader, and its agent stands down at least once meanwhile (it used to poll
+// beside such waits); every fetch returns the count before it, so none was lost.
+TEST(OffNode, StandDownWhileWaitingForAnAmoReply)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int k = shmem_team_n_pes(SHMEM_TEAM_SHARED), nodes = n / k;
+    const int T = (nodes - 1) * k, M = 2000;
+    long *ctr = (long *)shmem_calloc(1, sizeof(long));
+    ASSERT_NE(ctr, nullptr);
+    uint64_t b[2] = {0, 0}, a[2] = {0, 0};
+    const int agent = shmemi_agent_stats(b) == 0;
+    shmem_barrier_all();
+    if (me == 0 && nodes > 1) {
+        (void)shmemi_agent_stats(b);
+        int wrong = 0;
+        for (long i = 0; i < M; i++)
+            wrong += shmem_long_atomic_fetch_add(ctr, 1, T) != i;
+        (void)shmemi_agent_stats(a);
+        EXPECT_EQ(wrong, 0) << "fetches that did not return the count before them";
+        if (agent) {
+            EXPECT_GE(a[1] - b[1], (uint64_t)1) << "the agent never stood down in " << M << " AMO waits";
+        }
+    }
+    shmem_barrier_all();
+    if (me == T && nodes > 1) {
+        EXPECT_EQ(*ctr, (long)M);
+    }
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
 } // namespace

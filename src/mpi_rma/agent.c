@@ -38,7 +38,8 @@
  * hooks and MPI progress it never ran. So a node peer that computes is still served
  * while the leader waits, and a leader that computes is served by the agent whatever its
  * peers do (test_offnode's StandDown cases). Waits that nap, or that run MPI and the
- * server but not every hook (the AM transport's waits under its lock, quiet's flush),
+ * server but not every hook (the AM transport's waits under its lock or under the comm
+ * queue's burst paths; its other waits for a reply run every hook and count),
  * do not count: the agent keeps polling beside them.
  *
  * Binding (hwloc): to a core that no PE of the node is bound to (the last such core), so

@@ -138,6 +138,17 @@ void shmemi_wait_pass(unsigned spins)
         sched_yield();
 }
 
+int shmemi_wait_self_begin(void)
+{
+    return !in_progress && shmemi_agent_self_begin();
+}
+
+void shmemi_wait_self_end(int self)
+{
+    if (self > 0)
+        shmemi_agent_self_end();
+}
+
 int shmemi_wait_request(MPI_Request *req)
 {
     int rc, self = -1; /* counted as progressing the process itself (agent.c); -1: not yet */
@@ -150,11 +161,10 @@ int shmemi_wait_request(MPI_Request *req)
          * shmemi_progress runs the hooks (not inside a hook) does this loop do the agent's
          * work, so only then may the agent stand down */
         if (self < 0)
-            self = !in_progress && shmemi_agent_self_begin();
+            self = shmemi_wait_self_begin();
         shmemi_wait_pass(spins);
     }
-    if (self > 0)
-        shmemi_agent_self_end();
+    shmemi_wait_self_end(self);
     return rc;
 }
 

@@ -204,6 +204,11 @@ void shmemi_quiet_poll_set(const int64_t *bell, shmemi_progress_fn fn);
 int shmemi_progress_async(void);
 /* Complete an MPI request while progressing everything else. */
 int shmemi_wait_request(MPI_Request *req);
+/* A wait whose every pass runs shmemi_progress starts: the agent stands down while it
+ * lasts, if shmemi_progress runs the hooks on this thread (not inside a hook). Returns
+ * what to hand shmemi_wait_self_end. */
+int shmemi_wait_self_begin(void);
+void shmemi_wait_self_end(int self);
 /* One fruitless pass of a wait (spins: passes so far): progress, and from the 65th on
  * give the core away, since with more PEs than cores the PE awaited may need it. The
  * waits of collectives, queue flushes and the AM transport share it. */

@@ -44,24 +44,31 @@ static const char *am_routine = "shmemq AM transport";
 static _Thread_local int no_hooks;
 
 /* Wait for one request. locked: o.lock is held, so only MPI and this PE's server may run
- * meanwhile (a progress hook might send through this transport and take the lock). */
+ * meanwhile (a progress hook might send through this transport and take the lock).
+ * Unlocked, each pass runs every hook, so the agent stands down while it waits (a
+ * blocking AMO's round trip otherwise had this PE and its agent polling side by side). */
 static void wait_req(MPI_Request *r, int locked)
 {
     locked |= no_hooks;
+    int self = -1; /* shmemi_wait_self_begin's answer, after the first test */
     for (unsigned spins = 0;; spins++) {
         int done = 0;
         int rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             shmemi_mpi_fail(am_routine, "MPI_Test", rc);
         if (done)
-            return;
-        if (!locked)
+            break;
+        if (!locked) {
+            if (self < 0)
+                self = shmemi_wait_self_begin();
             shmemi_progress();
+        }
         if (shmemi_am.is_server)
             shmemi_am_serve(NULL);
         if (spins > 64)
             sched_yield(); /* with more PEs than cores the server needs our core */
     }
+    shmemi_wait_self_end(self);
 }
 
 static void wait_locked(MPI_Request *r)
