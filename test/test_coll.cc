@@ -665,18 +665,21 @@ TEST(Coll, LateArrivalWakesNappers)
     uint64_t before[3], after[3];
     ASSERT_EQ(shmemi_coll_wait_stats(before), 0);
     const int ROUNDS = 8;
+    std::string took; // each round's call, in ms: what the waits were if none napped
     for (int r = 0; r < ROUNDS; r++) {
         src[0] = me + r;
         if (me == tn - 1)
             usleep(100 * 1000);
+        double t0 = MPI_Wtime();
         ASSERT_EQ(shmem_long_sum_reduce(t, dst, src, 1), 0);
+        took += " " + std::to_string((int)((MPI_Wtime() - t0) * 1e3));
         EXPECT_EQ(dst[0], (long)tn * (tn - 1) / 2 + (long)tn * r) << "round " << r;
     }
     ASSERT_EQ(shmemi_coll_wait_stats(after), 0);
     if (after[2] && tn > 1 && me != tn - 1) {
-        EXPECT_GT(after[0], before[0]) << "no nap in " << ROUNDS << " waits of 100 ms";
+        EXPECT_GT(after[0], before[0]) << "no nap in " << ROUNDS << " waits (ms:" << took << ")";
         EXPECT_GT(after[1], before[1]) << "naps: " << after[0] - before[0]
-                                       << ", none ended by the late PE's wake";
+                                       << ", none ended by the late PE's wake (ms:" << took << ")";
     }
     shmem_team_sync(t);
 }

@@ -249,7 +249,7 @@ static void wait_policy(void)
 }
 
 /* Whether a wait at its try `spins` has been long enough to nap (t0: when it was first
- * asked, 0 before). Asked every 64 tries. */
+ * asked, 0 before). Asked every 64 tries, and on every try that yields. */
 static int long_enough(unsigned spins, double *t0)
 {
     if (cw.nap == CW_SOON)
@@ -324,16 +324,17 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
             cn_relax();
             continue;
         }
+        /* Timed before progress (a first pass through MPI may be long) and on every
+         * yielding try: with busy processes beside it a yield can cost a time slice, so
+         * 64 tries may outlast a whole long wait. The clock costs little beside a yield. */
+        if (may && !napping && (spins >= yield || (spins & 63) == 0))
+            napping = long_enough(spins, &since);
         if (spins % every == 0)
             shmemi_progress();
-        if (napping) {
+        if (napping)
             cn_nap(l, e);
-        } else {
-            if (spins >= yield)
-                sched_yield();
-            if (may && (spins & 63) == 0)
-                napping = long_enough(spins, &since);
-        }
+        else if (spins >= yield)
+            sched_yield();
         if (dog && (spins & 255) == 0) {
             if (t0 == 0)
                 t0 = MPI_Wtime();
