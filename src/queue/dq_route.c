@@ -311,7 +311,7 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
     if (rt->porter) /* grown buffers are kept for the next routed queue (dq_bufcache.c) */
         for (int l = 0; l < rt->n; l++)
             shmemi_queue_data_rbuf_give(rt->porter[l].p, rt->porter[l].cap);
-    for (int i = 0; i < 2; i++)
+    for (size_t i = 0; i < sizeof rt->st / sizeof rt->st[0]; i++)
         shmemi_queue_data_rbuf_give(rt->st[i].p, rt->st[i].cap);
     free(rt->porter), free(rt->plast), free(rt->grid);
     free(rt->ent), free(rt->slot), free(rt->cnt), free(rt->vbuf);
@@ -716,7 +716,7 @@ void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
     uint64_t b = 0, s = 0;
     for (int l = 0; l < rt->n; l++)
         b += rt->porter[l].cap;
-    for (int i = 0; i < 2; i++)
+    for (size_t i = 0; i < sizeof rt->st / sizeof rt->st[0]; i++)
         s += rt->st[i].cap;
     s += (uint64_t)rt->entcap * sizeof *rt->ent;
     s += rt->slot ? ((uint64_t)rt->mask + 1) * sizeof *rt->slot : 0;
