@@ -6,6 +6,9 @@
  * g % npes at offset g / npes). Variants:
  *   atomics          shmem_int64_atomic_add per update (run on the first -a updates only:
  *                    it is slow; its rate is still per update)
+ *   mpi_single       raw MPI for the same -a updates: one MPI_Accumulate per update on the
+ *                    baseline's window, MPI_Win_flush_all every 64 (issue 21's yardstick
+ *                    for per-element atomics)
  *   commq            comm queue, SHMEM_OP_ATOMIC_ADD, library defaults
  *   commq_combine1/0 comm queue with SHMEMQ_COMBINE=1 / 0 set at create
  *   commq_rma/_am    comm queue with SHMEMQ_COMM_PATH=rma / am set at create
@@ -131,6 +134,28 @@ static double k_mpi_accumulate(histo_t *h, int64_t **tablep, MPI_Win *winp)
     return t;
 }
 
+/* Raw MPI per element: what atomics costs a plain MPI program (flushed every 64 so that
+ * no MPI holds an unbounded backlog of accumulates). */
+static double k_mpi_single(histo_t *h, int64_t *table, MPI_Win win)
+{
+    memset(table, 0, h->tpp * sizeof(int64_t));
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t = bench_now();
+    const int64_t one = 1;
+    for (uint64_t i = 0; i < h->na; i++) {
+        MPI_Accumulate(&one, 1, MPI_INT64_T, (int)h->dpe[i], (MPI_Aint)h->doff[i], 1,
+                       MPI_INT64_T, MPI_SUM, win);
+        if ((i & 63) == 63) MPI_Win_flush_all(win);
+    }
+    MPI_Win_flush_all(win);
+    MPI_Barrier(MPI_COMM_WORLD);
+    t = bench_now() - t;
+    MPI_Win_sync(win);
+    MPI_Win_unlock_all(win);
+    return t;
+}
+
 static double k_mpi_alltoallv(histo_t *h, int64_t *table)
 {
     int np = h->npes;
@@ -163,11 +188,11 @@ static double k_mpi_alltoallv(histo_t *h, int64_t *table)
 
 /* ---- driver ---- */
 
-enum { V_ATOMICS, V_COMMQ, V_COMMQ_C1, V_COMMQ_C0, V_COMMQ_RMA, V_COMMQ_AM, V_DATAQ, V_MPI_ACC,
+enum { V_ATOMICS, V_MPI_SINGLE, V_COMMQ, V_COMMQ_C1, V_COMMQ_C0, V_COMMQ_RMA, V_COMMQ_AM, V_DATAQ, V_MPI_ACC,
        V_MPI_A2A, NV };
-static const char *vname[NV] = {"atomics", "commq", "commq_combine1", "commq_combine0",
-                                "commq_rma", "commq_am", "dataq", "mpi_accumulate",
-                                "mpi_alltoallv"};
+static const char *vname[NV] = {"atomics",  "mpi_single",     "commq",        "commq_combine1",
+                                "commq_combine0", "commq_rma", "commq_am", "dataq",
+                                "mpi_accumulate", "mpi_alltoallv"};
 
 static void usage(void)
 {
@@ -246,6 +271,7 @@ int main(int argc, char **argv)
             double t = 0;
             switch (v) {
             case V_ATOMICS: t = k_atomics(&h, table); break;
+            case V_MPI_SINGLE: t = k_mpi_single(&h, mpibase, mpiwin); table = mpibase; break;
             case V_COMMQ: t = histo_commq(&h, table, NULL); break;
             case V_COMMQ_C1: t = histo_commq(&h, table, "SHMEMQ_COMBINE=1"); break;
             case V_COMMQ_C0: t = histo_commq(&h, table, "SHMEMQ_COMBINE=0"); break;
@@ -257,12 +283,13 @@ int main(int argc, char **argv)
             }
             bench_mam_t m = bench_min_avg_max(t);
             if (r == 0 || m.max < best) best = m.max;
-            uint64_t nu = v == V_ATOMICS ? h.na : h.n;
+            int few = v == V_ATOMICS || v == V_MPI_SINGLE; /* the first -a updates */
+            uint64_t nu = few ? h.na : h.n;
             /* the MPI window is read after MPI_Win_unlock_all: complete and visible */
-            ok &= bench_histo_check(table, v == V_ATOMICS ? expect_a : expect_n, h.tpp,
+            ok &= bench_histo_check(table, few ? expect_a : expect_n, h.tpp,
                                     (int64_t)nu * h.npes);
         }
-        uint64_t nu = v == V_ATOMICS ? h.na : h.n;
+        uint64_t nu = v == V_ATOMICS || v == V_MPI_SINGLE ? h.na : h.n;
         bench_result_t *res = bench_record(vname[v], h.npes, nu, h.tpp, best, h.reps, ok);
         if (h.me == 0)
             printf("%-15s: %10.3f Mupd/s summed over %d PEs (%.4f s, %llu upd/PE) %s\n",
@@ -279,6 +306,7 @@ int main(int argc, char **argv)
         if (at)
             printf("absolute atomics: %.3f Mupd/s summed over %d PEs (target >= 20) %s\n",
                    at->rate, h.npes, at->rate >= 20.0 && at->ok ? "PASS" : "MISS");
+        bench_ratio("atomics / mpi_single", at, bench_find("mpi_single"), 1.0);
         bench_ratio("commq / mpi_accumulate", cq, bench_find("mpi_accumulate"), 1.0);
         if (cq)
             printf("absolute commq: %.3f Mupd/s summed over %d PEs (target >= 250 at 2 PEs) %s\n",
