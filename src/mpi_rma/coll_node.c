@@ -249,7 +249,7 @@ static void wait_policy(void)
 }
 
 /* Whether a wait at its try `spins` has been long enough to nap (t0: when it was first
- * asked, 0 before). Asked every 64 tries, and on every try that yields. */
+ * asked, 0 before). Asked on every try that yields. */
 static int long_enough(unsigned spins, double *t0)
 {
     if (cw.nap == CW_SOON)
@@ -324,10 +324,11 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
             cn_relax();
             continue;
         }
-        /* Timed before progress (a first pass through MPI may be long) and on every
-         * yielding try: with busy processes beside it a yield can cost a time slice, so
-         * 64 tries may outlast a whole long wait. The clock costs little beside a yield. */
-        if (may && !napping && (spins >= yield || (spins & 63) == 0))
+        /* Timed on every yielding try (from the first one with more PEs than cores),
+         * before progress (a first pass through MPI may be long): with busy processes
+         * beside it a yield can cost a time slice, so 64 tries may outlast a whole long
+         * wait. The clock costs little beside a yield. */
+        if (may && !napping && spins >= yield)
             napping = long_enough(spins, &since);
         if (spins % every == 0)
             shmemi_progress();
