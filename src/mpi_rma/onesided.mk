@@ -27,4 +27,12 @@ test_test_offnode_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode.cc
 test_test_offnode_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
 test_test_offnode_async_LDADD = $(TEST_LIBS)
 test_test_offnode_async_LDFLAGS = $(NOINSTALL_FLAGS)
+
+# amo_comb: non-fetching atomics to other nodes combined into one request (issue 21,
+# test/test_amo_comb.cc): exact totals, order towards one PE, an origin that spins.
+check_PROGRAMS += test/test_amo_comb
+test_test_amo_comb_SOURCES = $(TEST_COMMON_SOURCES) test/test_amo_comb.cc
+test_test_amo_comb_CPPFLAGS = $(TEST_INCLUDES)
+test_test_amo_comb_LDADD = $(TEST_LIBS)
+test_test_amo_comb_LDFLAGS = $(NOINSTALL_FLAGS)
 endif

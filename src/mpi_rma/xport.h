@@ -258,7 +258,7 @@ static inline void shmemi_xp_amo_nbi(const char *routine, const shmemi_target_t 
 {
     switch (shmemi_xp_amo_of(t)) {
     case SHMEMI_XP_NODE: shmemi_node_amo(t->local, size, kind, op, value, cond, result); break;
-    case SHMEMI_XP_AM: shmemi_am_amo_nbi(routine, t, size, kind, op, value, cond, result); break;
+    case SHMEMI_XP_AM: shmemi_am_amo_comb(routine, t, size, kind, op, value, cond, result); break;
     default: shmemi_mpi_amo_nbi(routine, t, xt, size, kind, op, value, cond, result); break;
     }
 }

@@ -158,6 +158,7 @@ static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const
 /* Send buf (n bytes, h first, malloc'd: owned from here on, freed once sent). */
 static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n)
 {
+    shmemi_am_comb_before(server, h); /* held atomics go first: the server applies in order */
     am_pend_t *e = am_pends_room(&o.sends, free, am_routine);
     int rc = MPI_Isend(buf, (int)n, MPI_BYTE, server, AM_TAG_REQ, shmemi_am.comm, &e->req);
     if (rc != MPI_SUCCESS) {
@@ -215,12 +216,44 @@ static void req_init(am_req_t *h, int kind, const shmemi_target_t *t)
     h->off = t->off;
 }
 
+/* ---- for the combining of non-fetching atomics (xport_am_comb.c) ---- */
+
+void shmemi_am_lock(void)
+{
+    pthread_mutex_lock(&o.lock);
+}
+
+int shmemi_am_trylock(void)
+{
+    return pthread_mutex_trylock(&o.lock);
+}
+
+void shmemi_am_unlock(void)
+{
+    pthread_mutex_unlock(&o.lock);
+}
+
+int shmemi_am_send_owned(int server, const am_req_t *h, unsigned char *buf, size_t n)
+{
+    return send_buf(server, h, buf, n);
+}
+
+unsigned char *shmemi_am_req_buf(size_t n)
+{
+    return req_buf(n);
+}
+
+void shmemi_am_throttle(int server)
+{
+    throttle(server);
+}
+
 /* ---- atomics ---- */
 
 /* One atomic; fetching ones wait for the old value unless nbi (then it lands in result
  * at quiet). */
 static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op,
-                const void *value, const void *cond, void *result, int nbi)
+                const void *value, const void *cond, void *result, int nbi, int comb)
 {
     am_req_t h;
     req_init(&h, AM_AMO, t);
@@ -233,6 +266,8 @@ static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op
         memcpy(&h.cond, cond, size);
     int server = shmemi_am.server[t->rank];
     int fetch = kind != SHMEMI_AMO_ACC && result != NULL;
+    if (!fetch && kind == SHMEMI_AMO_ACC && comb && shmemi_am_comb_add(t, size, op, value))
+        return;
     pthread_mutex_lock(&o.lock);
     int s = -1;
     if (fetch) {
@@ -259,21 +294,28 @@ void shmemi_am_fetch_op(const char *routine, const shmemi_target_t *t, size_t si
                         shmemi_xop_t op, const void *value, void *result)
 {
     (void)routine;
-    amo(t, size, SHMEMI_AMO_FOP, op, value, NULL, result, 0);
+    amo(t, size, SHMEMI_AMO_FOP, op, value, NULL, result, 0, 0);
 }
 
 void shmemi_am_cas(const char *routine, const shmemi_target_t *t, size_t size, const void *value,
                    const void *cond, void *result)
 {
     (void)routine;
-    amo(t, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result, 0);
+    amo(t, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result, 0, 0);
 }
 
 void shmemi_am_amo_nbi(const char *routine, const shmemi_target_t *t, size_t size, int kind,
                        shmemi_xop_t op, const void *value, const void *cond, void *result)
 {
     (void)routine;
-    amo(t, size, kind, op, value, cond, result, 1);
+    amo(t, size, kind, op, value, cond, result, 1, 0);
+}
+
+void shmemi_am_amo_comb(const char *routine, const shmemi_target_t *t, size_t size, int kind,
+                        shmemi_xop_t op, const void *value, const void *cond, void *result)
+{
+    (void)routine;
+    amo(t, size, kind, op, value, cond, result, 1, 1);
 }
 
 /* ---- the comm queue's get bursts in flight ---- */
@@ -366,6 +408,7 @@ static void flush_servers(const int *list, int n)
 static void quiet(int server)
 {
     pthread_mutex_lock(&o.lock);
+    shmemi_am_comb_send(server); /* held atomics leave first, so the flush covers them */
     if (o.n_dirty == 0 && o.n_nbi == 0 && o.gets.n == 0 && o.quieting == 0) {
         if (o.sends.n)
             reap_sends(0);
@@ -807,12 +850,14 @@ void shmemi_am_origin_init(void)
     o.n_free = 0;
     for (int s = AM_NSLOTS - 1; s >= 0; s--)
         o.free_slots[o.n_free++] = s;
+    shmemi_am_comb_init();
 }
 
 void shmemi_am_origin_fini(void)
 {
     /* no quiet here: every PE quieted before finalize's barriers, and a server may be
      * past this point already; the sends left are received (their flushes answered) */
+    shmemi_am_comb_fini(); /* what is held leaves (finalize quieted: nothing, normally) */
     pthread_mutex_lock(&o.lock);
     am_pends_fini(&o.gets, wait_locked, getb_finish, am_routine);
     am_pends_fini(&o.sends, wait_locked, free, am_routine);

@@ -36,6 +36,14 @@ void shmemi_am_cas(const char *routine, const shmemi_target_t *t, size_t size, c
 /* kind SHMEMI_AMO_*: operands copied; result (FOP, CAS) valid after the next quiet. */
 void shmemi_am_amo_nbi(const char *routine, const shmemi_target_t *t, size_t size, int kind,
                        shmemi_xop_t op, const void *value, const void *cond, void *result);
+/* As shmemi_am_amo_nbi, for shmem_atomic_*: a non-fetching one may be held a while and
+ * combined with others to the same PE into one request (xport_am_comb.c). */
+void shmemi_am_amo_comb(const char *routine, const shmemi_target_t *t, size_t size, int kind,
+                        shmemi_xop_t op, const void *value, const void *cond, void *result);
+/* Non-fetching atomics combined so far, and the requests they went in (tests). */
+void shmemi_am_comb_stats(uint64_t out[2]);
+/* Tests: at most cap PEs' atomics held at once (default and most: 16). */
+void shmemi_am_comb_cap(int cap);
 /* Everything this PE sent through AM is applied and every result is in (all contexts:
  * AM traffic is not per context; conservative, and cheap when nothing is outstanding). */
 void shmemi_am_quiet(void);

@@ -135,4 +135,22 @@ extern am_state_t shmemi_am;
 void shmemi_am_origin_init(void);
 void shmemi_am_origin_fini(void);
 
+/* The origin side (xport_am.c) for the combining (xport_am_comb.c): its lock; a send of a
+ * malloc'd request (owned from then on; lock held); a request buffer; the flow control
+ * (lock not held). */
+void shmemi_am_lock(void);
+int shmemi_am_trylock(void); /* 0: taken */
+void shmemi_am_unlock(void);
+int shmemi_am_send_owned(int server, const am_req_t *h, unsigned char *buf, size_t n);
+unsigned char *shmemi_am_req_buf(size_t n);
+void shmemi_am_throttle(int server);
+/* The combining: hold a non-fetching atomic (0: not held, send it as a request); before a
+ * request h to server, send what must precede it; send everything held for server's PEs
+ * (all: -1). Lock held for _before and _send, not for _add. */
+int shmemi_am_comb_add(const shmemi_target_t *t, size_t size, shmemi_xop_t op, const void *value);
+void shmemi_am_comb_before(int server, const am_req_t *h);
+void shmemi_am_comb_send(int server);
+void shmemi_am_comb_init(void);
+void shmemi_am_comb_fini(void);
+
 #endif /* SHMEMI_XPORT_AM_PROTO_H */
