@@ -73,6 +73,9 @@ int main(int argc, char **argv)
             printf("CSV,amo_rate,%s,%d,%ld,%.0f\n", names[v], n, iters, iters / dt);
         }
     }
+    /* every variant's target waited in shmem_barrier_all, the last one's too (not in the
+     * MPI_Win_allocate below, where only its node agent serves it) */
+    shmem_barrier_all();
     /* raw MPI: per-element MPI_Accumulate (MPI_SUM) on a window of its own */
     long *wbase;
     MPI_Win win;
