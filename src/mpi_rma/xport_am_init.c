@@ -86,5 +86,8 @@ int shmemi_am_on(void)
 
 void shmemi_am_describe(char *buf, size_t n)
 {
-    snprintf(buf, n, "%s", shmemi_am.why[0] ? shmemi_am.why : "not decided yet");
+    snprintf(buf, n, "%s%s", shmemi_am.why[0] ? shmemi_am.why : "not decided yet",
+             shmemi.offnode_am ? "; non-fetching atomics combined per target PE where the "
+                                 "node agent runs (xport_am_comb.c)"
+                               : "");
 }
