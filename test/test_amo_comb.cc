@@ -179,4 +179,57 @@ TEST(AmoComb, HeldAddReachesTargetWhileOriginSpins)
     }
 }
 
+// The last PE computes without calling the library (how 0) or sits in MPI_Barrier of
+// its own (how 1) while every other PE sends it plain adds (held, where this PE
+// combines), quiets and fetches its word: the fetch sees all of this origin's adds at
+// once (the held ones leave before it), and the totals are exact. Only the node's agent
+// (or MPI's own progress) can serve the target meanwhile.
+void held_adds_to_busy_target(int how)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1;
+    const int K = 700; // more than one held buffer (COMB_MAX 512) and a tail
+    long *ctr = (long *)shmem_calloc(kMaxPes, sizeof(long));
+    ASSERT_NE(ctr, nullptr);
+    ASSERT_LE(n, kMaxPes);
+    long want = 0;
+    for (int k = 0; k < K; k++)
+        want += 1 + k % 3;
+    uint64_t before[2], after[2];
+    if (shmemi_am_on())
+        shmemi_am_comb_stats(before);
+    shmem_barrier_all();
+    if (me == target) {
+        if (how == 0) {
+            double x = 1.0, t0 = test_now();
+            while (test_now() - t0 < 0.3)
+                for (int i = 0; i < 20000; i++)
+                    x = x * 1.0000001 + 1e-9;
+            EXPECT_GT(x, 0.0);
+        }
+    } else {
+        for (int k = 0; k < K; k++)
+            shmem_long_atomic_add(&ctr[me], 1 + k % 3, target);
+        shmem_quiet();
+        EXPECT_EQ(shmem_long_atomic_fetch(&ctr[me], target), want) << "PE " << me << " how " << how;
+    }
+    if (how == 1)
+        MPI_Barrier(MPI_COMM_WORLD);
+    shmem_barrier_all();
+    for (int p = 0; p < n - 1; p++)
+        EXPECT_EQ(shmem_long_g(&ctr[p], target), want) << "origin " << p << " how " << how;
+    if (shmemi_am_on()) {
+        shmemi_am_comb_stats(after);
+        // an origin that combines and sits on another node than the target held some
+        int tnode = shmem_team_translate_pe(SHMEM_TEAM_WORLD, target, SHMEM_TEAM_SHARED);
+        if (me != target && combines() && tnode < 0) {
+            EXPECT_GT(after[0], before[0]) << "PE " << me << ": nothing was held";
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+TEST(AmoComb, HeldAddsReachComputingTarget) { held_adds_to_busy_target(0); }
+TEST(AmoComb, HeldAddsReachTargetInMpiBarrier) { held_adds_to_busy_target(1); }
+
 } // namespace

@@ -253,7 +253,7 @@ void shmemi_am_throttle(int server)
 /* One atomic; fetching ones wait for the old value unless nbi (then it lands in result
  * at quiet). */
 static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op,
-                const void *value, const void *cond, void *result, int nbi, int comb)
+                const void *value, const void *cond, void *result, int nbi)
 {
     am_req_t h;
     req_init(&h, AM_AMO, t);
@@ -266,8 +266,6 @@ static void amo(const shmemi_target_t *t, size_t size, int kind, shmemi_xop_t op
         memcpy(&h.cond, cond, size);
     int server = shmemi_am.server[t->rank];
     int fetch = kind != SHMEMI_AMO_ACC && result != NULL;
-    if (!fetch && kind == SHMEMI_AMO_ACC && comb && shmemi_am_comb_add(t, size, op, value))
-        return;
     pthread_mutex_lock(&o.lock);
     int s = -1;
     if (fetch) {
@@ -294,28 +292,31 @@ void shmemi_am_fetch_op(const char *routine, const shmemi_target_t *t, size_t si
                         shmemi_xop_t op, const void *value, void *result)
 {
     (void)routine;
-    amo(t, size, SHMEMI_AMO_FOP, op, value, NULL, result, 0, 0);
+    amo(t, size, SHMEMI_AMO_FOP, op, value, NULL, result, 0);
 }
 
 void shmemi_am_cas(const char *routine, const shmemi_target_t *t, size_t size, const void *value,
                    const void *cond, void *result)
 {
     (void)routine;
-    amo(t, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result, 0, 0);
+    amo(t, size, SHMEMI_AMO_CAS, SHMEMI_XOP_CAS, value, cond, result, 0);
 }
 
 void shmemi_am_amo_nbi(const char *routine, const shmemi_target_t *t, size_t size, int kind,
                        shmemi_xop_t op, const void *value, const void *cond, void *result)
 {
     (void)routine;
-    amo(t, size, kind, op, value, cond, result, 1, 0);
+    amo(t, size, kind, op, value, cond, result, 1);
 }
 
 void shmemi_am_amo_comb(const char *routine, const shmemi_target_t *t, size_t size, int kind,
                         shmemi_xop_t op, const void *value, const void *cond, void *result)
 {
     (void)routine;
-    amo(t, size, kind, op, value, cond, result, 1, 1);
+    /* a non-fetching atomic may be held for a burst (xport_am_comb.c); others go as one */
+    if (kind == SHMEMI_AMO_ACC && shmemi_am_comb_add(t, size, op, value))
+        return;
+    amo(t, size, kind, op, value, cond, result, 1);
 }
 
 /* ---- the comm queue's get bursts in flight ---- */
