@@ -38,8 +38,6 @@ namespace {
 
 const double kDeadline = 60.0;
 
-double now() { return test_now(); }
-
 template <typename T> bool spin_until(const T *p, T want)
 {
     return spin_until_for(p, want, kDeadline);
@@ -102,11 +100,7 @@ TEST(OffNode, FetchingAmosToComputingTarget)
     ASSERT_NE(ctr, nullptr);
     shmem_barrier_all();
     if (me == target) {
-        double x = 1.0, t0 = now();
-        while (now() - t0 < 1.0)
-            for (int i = 0; i < 20000; i++)
-                x = x * 1.0000001 + 1e-9;
-        EXPECT_GT(x, 0.0);
+        compute_for(1.0);
     } else {
         long last = -1;
         for (int k = 0; k < K; k++) {
@@ -718,16 +712,6 @@ TEST(OffNode, QueueGetsToManyOffNodePesInOneEpoch)
 
 // ---- The agent's stand-down (agent.c): it sleeps while a thread of its own process waits
 // in a loop that does its work (shmemi_wait_request), and only then.
-
-// Compute about `seconds` without calling the library.
-void compute_for(double seconds)
-{
-    double x = 1.0, t0 = now();
-    while (now() - t0 < seconds)
-        for (int i = 0; i < 20000; i++)
-            x = x * 1.0000001 + 1e-9;
-    EXPECT_GT(x, 0.0);
-}
 
 // A target X computes (plain loads on its flag, no library call) while a PE S of another
 // node sends it adds, a put and a flag, and meanwhile X's node peer sits in a collective

@@ -28,6 +28,17 @@ static inline double test_now()
     return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
+// Compute about `seconds` without calling the library: a target that is busy, not
+// waiting, in the one-sided tests.
+static inline void compute_for(double seconds)
+{
+    double x = 1.0, t0 = test_now();
+    while (test_now() - t0 < seconds)
+        for (int i = 0; i < 20000; i++)
+            x = x * 1.0000001 + 1e-9;
+    EXPECT_GT(x, 0.0);
+}
+
 // Spin on plain loads (no library call) until *p == want; false after deadline seconds:
 // how a target that never enters the library waits in the one-sided tests.
 template <typename T> static inline bool spin_until_for(const T *p, T want, double deadline)
