@@ -66,6 +66,7 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
         shmemi_queue_comm_budget_test(std::to_string(per_kind).c_str());
     setenv("SHMEMQ_COMBINE", "0", 1);     // bursts carry every record
     setenv("SHMEMQ_OWNER_APPLY", "0", 1); // node bursts are applied by the origin
+    setenv("SHMEMQ_HOLD_SUMS", "0", 1);   // bursts to other nodes leave as pushed
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     shmemx_queue_model_t m;
     ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, np, n, &m), 0);
@@ -73,6 +74,7 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
     shmemi_queue_comm_budget_test(nullptr);
     unsetenv("SHMEMQ_COMBINE");
     unsetenv("SHMEMQ_OWNER_APPLY");
+    unsetenv("SHMEMQ_HOLD_SUMS");
     // the queue's own sizes are the plan's
     EXPECT_EQ(m.buffer_bytes, alloc);
     uint64_t st[2];

@@ -49,6 +49,8 @@ const shmemi_setting_t shmemi_settings[] = {
      "comm queues: atomic bursts to node peers applied by the owner (auto: adds; 1: every op; 0: the origin)"},
     {"SHMEMQ_OWNER_WAIT_US", "200", SHMEMI_SET_INT, 0, 1000000, NULL,
      "comm queues: a flush leaves a posted node burst this long to its owner, then applies it (us)"},
+    {"SHMEMQ_HOLD_SUMS", "1", SHMEMI_SET_BOOL, 0, 0, NULL,
+     "comm queues: adds to a small table on another node summed per word before they leave (0: as pushed)"},
     {"SHMEMQ_PACK", "1", SHMEMI_SET_BOOL, 0, 0, NULL, "comm queues, AM path: packed uniform batches"},
     {"SHMEMQ_EARLY_FLUSH", "1", SHMEMI_SET_BOOL, 0, 0, NULL,
      "comm queues, AM path: flush epoch at half full"},

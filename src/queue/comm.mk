@@ -10,7 +10,9 @@ libshmemq_la_SOURCES += \
 	src/queue/cq_scratch.c \
 	src/queue/cq_flush.c \
 	src/queue/cq_budget.c \
+	src/queue/cq_dense.h \
 	src/queue/cq_node.c \
+	src/queue/cq_rhold.c \
 	src/queue/cq_owner.h \
 	src/queue/cq_owner.c \
 	src/queue/cq_rma.c \
@@ -56,6 +58,12 @@ test_test_commq_budget_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_budget.c
 test_test_commq_budget_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_budget_LDADD = $(TEST_LIBS)
 test_test_commq_budget_LDFLAGS = $(NOINSTALL_FLAGS)
+# adds to PEs of other nodes summed at the origin: exact, outstanding, every drain
+check_PROGRAMS += test/test_commq_rhold
+test_test_commq_rhold_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_rhold.cc
+test_test_commq_rhold_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_rhold_LDADD = $(TEST_LIBS)
+test_test_commq_rhold_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 

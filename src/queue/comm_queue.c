@@ -186,6 +186,7 @@ static int env_path(void)
 static void cq_free_all(shmem_queue_t q)
 {
     /* called after a complete flush (or before any chunk existed): no chunk is in use */
+    cq_rhold_free(q);
     cq_chunk_t *lists[3] = {q->free_chunks, q->am_head, q->rma_pending};
     for (int l = 0; l < 3; l++) {
         for (cq_chunk_t *c = lists[l]; c;) {
@@ -341,6 +342,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->own_mode = shmemi_queue_comm_owner_enable(); /* and node peers' bursts to us: served */
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     q->pack = shmemi_env_bool("SHMEMQ_PACK", 1);
+    q->rh_on = shmemi_env_bool("SHMEMQ_HOLD_SUMS", 1);
     /* 1: always, 0: never; unset: adaptive on Open MPI's RMA path (osc applies
      * accumulates per element at some cost, so merging pays when a burst repeats
      * addresses), off on MPICH and on the AM path (our apply is cheaper than the

@@ -99,6 +99,7 @@ _Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margi
 #define CQ_MAGIC_LIVE SHMEMQ_CQ_MAGIC_LIVE
 #define CQ_MAGIC_DEAD 0x646561647175657eULL
 
+#define CQ_RHOLD_N 4 /* held windows for PEs of other nodes (cq_rhold.c) */
 struct shmem_queue_s {
     /* MUST stay first: magic, n_pes, slots, the per-type inline-path ops (cq_set_fast)
      * and the address ranges the inline push reads */
@@ -163,6 +164,17 @@ struct shmem_queue_s {
     uint64_t hold_n;          /* records held; 0: nothing held */
     uint32_t hold_min, hold_max; /* window words touched */
     int hold_esize;
+    /* ADD bursts to PEs of other nodes summed in `dense` and sent as one record per word
+     * touched (cq_rhold.c); their records stay outstanding until that burst completes */
+    int rh_on;                /* SHMEMQ_HOLD_SUMS at create */
+    int rh_busy;              /* draining: no burst is held meanwhile */
+    unsigned rh_next;         /* the window to give up next when all are in use */
+    struct cq_rhold {
+        cq_chunk_t *chunk;    /* the first held burst's: the drain's burst goes in it */
+        uint64_t lo;          /* displacement of the window's first word */
+        uint64_t n;           /* records held; 0: window free */
+        uint32_t min, max;    /* window words touched */
+    } rh[CQ_RHOLD_N];
     uint32_t own_busy;  /* node mailboxes holding this queue's bursts (cq_owner.c) */
     int own_mode;       /* SHMEMQ_OWNER_APPLY at create: 0 off, 1 all atomics, 2 auto */
     MPI_Request *flush_reqs; /* flush: reply receives and request sends, 2 per PE */
@@ -301,6 +313,12 @@ typedef struct {
  * out_opnd; the records written, UINT32_MAX when the summing array is not there. */
 /* Applies the held sums (cq_node.c): every issue-all (flush, timer, full queue) calls it. */
 void cq_node_hold_drain(shmem_queue_t q);
+/* Held sums for another node (cq_rhold.c): take the leaving ADD chunk c of n records
+ * into them (1; the caller forgets the chunk), or 0; drain sends what is held. */
+int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
+                  const unsigned char *opnd, uint32_t n, int *rc);
+int cq_rhold_drain(shmem_queue_t q);
+void cq_rhold_free(shmem_queue_t q);
 uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          const unsigned char *opnd, uint32_t n, int esize,
                                          uint64_t lo, uint64_t span, uint64_t *out_disp,

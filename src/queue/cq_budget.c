@@ -46,10 +46,19 @@ static int issue_fullest(shmem_queue_t q)
 int cq_budget_make_room(shmem_queue_t q)
 {
     int rc = 0;
+    /* chunks leaving now are sent as they are, not held for sums (cq_rhold.c) */
+    int was_busy = q->rh_busy;
+    q->rh_busy = 1;
     if (q->open_head) {
         rc = issue_fullest(q);
         cq_am_reclaim(q); /* node and self bursts came back at once; AM sends may have */
     }
+    if (!q->free_chunks) { /* the chunks held sums keep: their sums leave, they come back */
+        int r = cq_rhold_drain(q);
+        if (r && !rc)
+            rc = r;
+    }
+    q->rh_busy = was_busy;
     /* Everything else is in flight: wait for the oldest while progressing (incoming
      * batches, node peers' mailboxes), as a flush waits. */
     for (unsigned spins = 0; !q->free_chunks; spins++) {
@@ -58,8 +67,9 @@ int cq_budget_make_room(shmem_queue_t q)
             continue;
         }
         if (!q->am_head)
-            break; /* nothing in flight: unreachable (every chunk is open, free or in
-                      flight), and allocating one over the budget is better than a hang */
+            break; /* nothing in flight: unreachable (every chunk is open, free, holding
+                      sums, drained above, or in flight), and allocating one over the
+                      budget is better than a hang */
         cq_am_reclaim(q);
         if (q->free_chunks)
             break;

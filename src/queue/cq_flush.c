@@ -88,13 +88,18 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
         return 0;
     }
     q->n_buffered -= q->timed ? n : 0; /* kept (and read) only for timed queues */
-    shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);
     if (slotted)
         q->st.ops_pushed += n; /* one add per chunk instead of one per push */
     uint32_t sent = n;
     /* node transport: this PE applies the burst, the target's CPU is not needed; it sums
      * dense ADDs itself (node_add_dense), cheaper than the hash merge below */
     unsigned char *nb = cq_node_target(c->pe, h->win, atomic);
+    int rc;
+    if (atomic && !nb && cq_rhold_take(q, c, s->disp, s->opnd, n, &rc)) {
+        s->n = 0; /* held: sent later as sums (cq_rhold.c), outstanding until then */
+        return rc;
+    }
+    shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);
     if (atomic && !nb) {
         if (q->dedupe && n > 1) {
             combine_ops(q, s, h->esize, h->slot); /* every burst, every atomic op */
@@ -127,7 +132,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
     }
     s->n = 0;
     h->count = sent;
-    int rc, pe_self = c->pe == q->me;
+    int pe_self = c->pe == q->me;
     if (q->path == CQ_PATH_AM && h->slot != CQ_S_GET)
         rc = cq_am_burst(q, c, sent);
     else
@@ -169,7 +174,10 @@ int cq_issue_all(shmem_queue_t q)
             }
         }
     }
-    cq_node_hold_drain(q); /* after the bursts: this PE's own may have joined the sums */
+    int r = cq_rhold_drain(q); /* after the bursts, which may have joined the held sums */
+    if (r && !rc)
+        rc = r;
+    cq_node_hold_drain(q); /* likewise this PE's own */
     return rc;
 }
 

@@ -6,69 +6,7 @@
 #include "comm_queue.h"
 #include "cq_owner.h"
 
-/* Node bursts of ADDs whose addresses lie in a small range (a histogram's table): summed
- * into a private array first, then one CPU atomic per distinct word. Atomics on words
- * other PEs also update cost a cache-line transfer each; summing first cut the 2-PE
- * histogram's contended adds ~8x (bench/README.md). The array's top CQ_HOLD_WORDS words
- * hold this PE's own sums across bursts ("Held sums" below); a burst sums in the rest. */
-#define CQ_DENSE_MAX ((uint64_t)1 << 16) /* words in the summing array at most */
-#define CQ_HOLD_WORDS ((uint64_t)1 << 14)
-#define CQ_DENSE_BURST (CQ_DENSE_MAX - CQ_HOLD_WORDS)
-
-/* The summing array, allocated once per queue and zero between uses; NULL if it cannot be. */
-static uint64_t *dense_array(shmem_queue_t q)
-{
-    if (!q->dense) {
-        q->dense = calloc(CQ_DENSE_MAX, sizeof *q->dense);
-        q->dense_cap = q->dense ? CQ_DENSE_MAX : 0; /* words, as shmemx_queue_usage counts them */
-    }
-    return q->dense;
-}
-
-/* The span in words of a burst of n adds of esize bytes in range r when it may be summed
- * in an array of cap words (aligned, at most 4 words per record); 0 when it may not. */
-static uint64_t dense_span(const cq_range_t *r, uint32_t n, int esize, uint64_t cap)
-{
-    if (n < 64 || (esize != 8 && esize != 4) || (r->low_bits & (uint64_t)(esize - 1)))
-        return 0;
-    uint64_t span = (r->hi - r->lo) / (uint64_t)esize + 1;
-    return span > 4 * (uint64_t)n || span > cap ? 0 : span;
-}
-
-/* Sums the n adds into acc, whose first word is at displacement lo. */
-static void dense_sum(uint64_t *acc, uint64_t lo, const uint64_t *disp,
-                      const unsigned char *opnd, uint32_t n, int esize)
-{
-    if (esize == 8) {
-        const uint64_t *v = (const uint64_t *)(const void *)opnd;
-        for (uint32_t i = 0; i < n; i++)
-            acc[(disp[i] - lo) >> 3] += v[i];
-    } else { /* sums mod 2^32 are the low halves of the 64-bit sums */
-        const uint32_t *v = (const uint32_t *)(const void *)opnd;
-        for (uint32_t i = 0; i < n; i++)
-            acc[(disp[i] - lo) >> 2] += v[i];
-    }
-}
-
-/* Applies the sums acc[first..last] to the words of esize bytes from b with one CPU
- * atomic each, zeroing acc; returns the words applied. */
-static uint64_t dense_apply(uint64_t *acc, uint64_t first, uint64_t last, unsigned char *b,
-                            int esize)
-{
-    uint64_t applied = 0;
-    for (uint64_t k = first; k <= last; k++) {
-        uint64_t v = acc[k];
-        if (esize == 8 ? v != 0 : (uint32_t)v != 0) {
-            if (esize == 8)
-                __atomic_fetch_add((uint64_t *)(void *)(b + k * 8), v, __ATOMIC_RELAXED);
-            else
-                __atomic_fetch_add((uint32_t *)(void *)(b + k * 4), (uint32_t)v, __ATOMIC_RELAXED);
-            applied++;
-        }
-        acc[k] = 0;
-    }
-    return applied;
-}
+#include "cq_dense.h"
 
 static int node_add_dense(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
                           const uint64_t *disp, const unsigned char *opnd, uint32_t n, int esize,
@@ -90,23 +28,8 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
 {
     if (span > CQ_DENSE_BURST || !dense_array(q))
         return UINT32_MAX;
-    uint64_t *acc = q->dense;
-    dense_sum(acc, lo, disp, opnd, n, esize);
-    uint32_t m = 0;
-    for (uint64_t k = 0; k < span; k++) {
-        uint64_t v = acc[k];
-        if (esize == 8 ? v != 0 : (uint32_t)v != 0) {
-            out_disp[m] = lo + k * (uint64_t)esize;
-            if (esize == 8) {
-                memcpy(out_opnd + (size_t)m * 8, &v, 8);
-            } else {
-                uint32_t v32 = (uint32_t)v;
-                memcpy(out_opnd + (size_t)m * 4, &v32, 4);
-            }
-            m++;
-        }
-        acc[k] = 0;
-    }
+    dense_sum(q->dense, lo, disp, opnd, n, esize);
+    uint32_t m = dense_emit(q->dense, 0, span - 1, lo, esize, out_disp, out_opnd);
     q->st.combined_ops += n - m;
     return m;
 }
@@ -125,7 +48,7 @@ void cq_node_hold_drain(shmem_queue_t q)
 {
     if (!q->hold_n)
         return;
-    q->st.combined_ops += q->hold_n - dense_apply(q->dense + CQ_DENSE_BURST, q->hold_min,
+    q->st.combined_ops += q->hold_n - dense_apply(q->dense + CQ_SELF_AT, q->hold_min,
                                                   q->hold_max, q->hold_base + q->hold_lo,
                                                   q->hold_esize);
     q->outstanding -= q->hold_n;
@@ -154,7 +77,7 @@ static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
         q->hold_min = UINT32_MAX;
         q->hold_max = 0;
     }
-    dense_sum(q->dense + CQ_DENSE_BURST, q->hold_lo, disp, opnd, n, esize);
+    dense_sum(q->dense + CQ_SELF_AT, q->hold_lo, disp, opnd, n, esize);
     uint32_t a = (uint32_t)((r->lo - q->hold_lo) / es), z = (uint32_t)((r->hi - q->hold_lo) / es);
     q->hold_min = a < q->hold_min ? a : q->hold_min;
     q->hold_max = z > q->hold_max ? z : q->hold_max;
@@ -202,17 +125,7 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
         cq_apply_gets(base, chunk_data(c), n);
         q->st.bytes += c->used;
     } else {
-        /* in locals: r's address is taken below, so fields of r would be stored back
-         * on every record (7% of a 10k-counter histogram's cycles) */
-        uint64_t lo = UINT64_MAX, hi = 0, low_bits = 0;
-        const uint64_t *disp = s->disp;
-        for (uint32_t i = 0; i < sent; i++) {
-            uint64_t d = disp[i];
-            lo = d < lo ? d : lo;
-            hi = d > hi ? d : hi;
-            low_bits |= d;
-        }
-        cq_range_t r = {lo, hi, low_bits};
+        cq_range_t r = dense_range(s->disp, sent);
         if (shmemi_queue_comm_owner_post(q, s, c, &r, n, sent)) {
             /* the records went to the mailbox; they stay outstanding until applied
              * (reaped at progress, at a burst, at a flush) */
