@@ -140,9 +140,19 @@ TEST(Scale, ModelFormulasAtLargeP)
     shmemx_queue_model_t c3 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 3000, 10);
     EXPECT_EQ(c2.meta_bytes - c1.meta_bytes, c3.meta_bytes - c2.meta_bytes);
     EXPECT_EQ(c1.max_buffers, 1000u); // one ADD slot per PE
-    // several nodes: a node summing array only where atomics follow one domain per node
-    // (this job's off-node transport is AM)
-    EXPECT_EQ(c1.scratch_once_bytes, shmemi_am_on() ? 524288u : 0u);
+    // several nodes: a node summing array (48 Ki words) only where atomics follow one
+    // domain per node (this job's off-node transport is AM), and the 4 windows of sums
+    // held for other nodes' PEs (16 Ki words each) unless the queue is timed or they are off
+    EXPECT_EQ(c1.scratch_once_bytes, (shmemi_am_on() ? 393216u : 0u) + 524288u);
+    shmem_queue_config_t timed = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD, 0, 0.5);
+    EXPECT_EQ(model(timed, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes,
+              shmemi_am_on() ? 393216u : 0u);
+    setenv("SHMEMQ_HOLD_SUMS", "0", 1);
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes,
+              shmemi_am_on() ? 393216u : 0u);
+    unsetenv("SHMEMQ_HOLD_SUMS");
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_AM, 1000, 10).scratch_once_bytes,
+              shmemi_am_on() ? 393216u : 0u); // the AM path never holds for other nodes
     shmemx_queue_model_t one = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 4);
     EXPECT_GT(one.scratch_once_bytes, 0u);
     EXPECT_EQ(one.max_buffers, 64u); // the RMA pool bounds it at few PEs
@@ -157,7 +167,7 @@ TEST(Scale, ModelFormulasAtLargeP)
 void comm_usage_case(const char *path, int want_mode)
 {
     const int np = shmem_n_pes(), me = shmem_my_pe();
-    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(1, sizeof(int64_t)));
+    int64_t *ctr = static_cast<int64_t *>(shmem_calloc(16, sizeof(int64_t)));
     ASSERT_NE(ctr, nullptr);
     shmem_barrier_all();
     shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
@@ -222,16 +232,40 @@ void comm_usage_case(const char *path, int want_mode)
     EXPECT_EQ(u.buffers, (uint64_t)np); // no new chunk: the kept ones serve
 
     // 64 adds to one word of this PE: a node burst in a one-node job, summed in the
-    // node array the model counts once; elsewhere an RMA burst and no array
+    // node array the model counts once; elsewhere an RMA burst and no array. The model's
+    // once also counts the windows held for other nodes (RMA path, a job of several
+    // nodes): not made yet.
+    const int npn = node_pes(), my_node = me / npn;
+    const uint64_t rwin = want_mode == SHMEMX_QUEUE_MODE_COMM_RMA && npn < np ? 4 * 131072u : 0u;
+    ASSERT_GE(m.scratch_once_bytes, rwin);
     for (int k = 0; k < 64; k++)
         ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr, &one, 1, me, SHMEM_OP_ATOMIC_ADD), 0);
     ASSERT_EQ(shmem_queue_local_flush(q), 0);
     u = usage(q);
-    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + m.scratch_once_bytes);
+    const uint64_t node_once = m.scratch_once_bytes - rwin;
+    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + node_once);
     EXPECT_EQ(u.peers_last, 1u);
+    // 64 adds over 16 words of each PE of another node: held for it in a window of its
+    // own, made now (at most 4), and sent at the flush (16 words: 64 records are too few
+    // for the window to leave at once, so each target takes one)
+    int others = 0;
+    for (int p = 0; p < np; p++) {
+        if (p / npn == my_node)
+            continue;
+        others++;
+        for (int k = 0; k < 64; k++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr + k % 16, &one, 1, p, SHMEM_OP_ATOMIC_ADD), 0);
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    u = usage(q);
+    const uint64_t windows = rwin ? (uint64_t)(others < 4 ? others : 4) : 0;
+    EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + node_once + windows * 131072u);
+    EXPECT_LE(u.scratch_bytes, m.scratch_bytes + m.scratch_once_bytes);
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
-    EXPECT_EQ(*ctr, np + 3 + 64);
+    EXPECT_EQ(ctr[0], np + 3 + 64 + 4 * (np - npn));
+    for (int w = 1; w < 16; w++)
+        EXPECT_EQ(ctr[w], 4 * (np - npn)) << "word " << w;
     shmem_barrier_all();
     shmem_free(ctr);
 }

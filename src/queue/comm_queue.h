@@ -99,7 +99,15 @@ _Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margi
 #define CQ_MAGIC_LIVE SHMEMQ_CQ_MAGIC_LIVE
 #define CQ_MAGIC_DEAD 0x646561647175657eULL
 
-#define CQ_RHOLD_N 4 /* held windows for PEs of other nodes (cq_rhold.c) */
+#define CQ_RHOLD_N 4      /* held windows for PEs of other nodes (cq_rhold.c) */
+#define CQ_RHOLD_CHUNKS 4 /* chunks a window's drain writes its bursts in, at most */
+/* A window of held sums (cq_dense.h's sumwin_*): n records held (0: none) over the words
+ * from displacement lo, words min..max of it touched. */
+typedef struct cq_sumwin {
+    uint64_t lo;
+    uint64_t n;
+    uint32_t min, max;
+} cq_sumwin_t;
 struct shmem_queue_s {
     /* MUST stay first: magic, n_pes, slots, the per-type inline-path ops (cq_set_fast)
      * and the address ranges the inline push reads */
@@ -160,20 +168,19 @@ struct shmem_queue_s {
     /* ADD bursts to this PE's own memory summed in the top of `dense` and applied later
      * (cq_node.c, "Held sums"); their records stay outstanding until then */
     unsigned char *hold_base; /* the region the sums are for */
-    uint64_t hold_lo;         /* displacement of the held window's first word */
-    uint64_t hold_n;          /* records held; 0: nothing held */
-    uint32_t hold_min, hold_max; /* window words touched */
+    cq_sumwin_t hold;
     int hold_esize;
-    /* ADD bursts to PEs of other nodes summed in `dense` and sent as one record per word
-     * touched (cq_rhold.c); their records stay outstanding until that burst completes */
+    /* ADD bursts to PEs of other nodes summed per target and sent as one record per word
+     * touched (cq_rhold.c); their records stay outstanding until those bursts complete */
     int rh_on;                /* SHMEMQ_HOLD_SUMS at create */
-    int rh_busy;              /* draining: no burst is held meanwhile */
+    int rh_busy;              /* draining (a depth): no burst is held meanwhile */
     unsigned rh_next;         /* the window to give up next when all are in use */
     struct cq_rhold {
-        cq_chunk_t *chunk;    /* the first held burst's: the drain's burst goes in it */
-        uint64_t lo;          /* displacement of the window's first word */
-        uint64_t n;           /* records held; 0: window free */
-        uint32_t min, max;    /* window words touched */
+        cq_sumwin_t s;        /* s.n == 0: window free */
+        uint64_t *acc;        /* its sums (CQ_RWIN_WORDS words), allocated at first use */
+        cq_chunk_t *chunk[CQ_RHOLD_CHUNKS]; /* held bursts' chunks, [0] the first's: the
+                                               drain writes its bursts in them */
+        int nch;
     } rh[CQ_RHOLD_N];
     uint32_t own_busy;  /* node mailboxes holding this queue's bursts (cq_owner.c) */
     int own_mode;       /* SHMEMQ_OWNER_APPLY at create: 0 off, 1 all atomics, 2 auto */
@@ -319,6 +326,7 @@ int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
                   const unsigned char *opnd, uint32_t n, int *rc);
 int cq_rhold_drain(shmem_queue_t q);
 void cq_rhold_free(shmem_queue_t q);
+size_t cq_rhold_bytes(shmem_queue_t q); /* the windows' sums allocated (queue_usage.c) */
 uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          const unsigned char *opnd, uint32_t n, int esize,
                                          uint64_t lo, uint64_t span, uint64_t *out_disp,

@@ -47,8 +47,7 @@ int cq_budget_make_room(shmem_queue_t q)
 {
     int rc = 0;
     /* chunks leaving now are sent as they are, not held for sums (cq_rhold.c) */
-    int was_busy = q->rh_busy;
-    q->rh_busy = 1;
+    q->rh_busy++;
     if (q->open_head) {
         rc = issue_fullest(q);
         cq_am_reclaim(q); /* node and self bursts came back at once; AM sends may have */
@@ -58,7 +57,7 @@ int cq_budget_make_room(shmem_queue_t q)
         if (r && !rc)
             rc = r;
     }
-    q->rh_busy = was_busy;
+    q->rh_busy--;
     /* Everything else is in flight: wait for the oldest while progressing (incoming
      * batches, node peers' mailboxes), as a flush waits. */
     for (unsigned spins = 0; !q->free_chunks; spins++) {

@@ -1,24 +1,27 @@
-/* cq_dense.h: the comm queue's summing array, shared by the node transport (cq_node.c)
- * and the held sums of adds to other nodes (cq_rhold.c).
+/* cq_dense.h: per-word sums of ADD bursts, shared by the node transport (cq_node.c) and
+ * the held sums of adds to other nodes (cq_rhold.c).
  *
  * Bursts of ADDs whose addresses lie in a small range (a histogram's table) are summed
  * per word in a private array first. Node bursts then cost one CPU atomic per distinct
  * word (atomics on words other PEs also update cost a cache-line transfer each; summing
  * first cut the 2-PE histogram's contended adds ~8x, bench/README.md); bursts to other
- * nodes one record per distinct word. Layout of the CQ_DENSE_MAX words:
+ * nodes one record per distinct word. The node summing array's CQ_DENSE_MAX words:
  *   [0, CQ_DENSE_BURST)               one burst's sums (node bursts, mailbox posts);
- *   [CQ_RHOLD_AT, + CQ_HOLD_WORDS)    sums held for a PE of another node (cq_rhold.c);
- *   [CQ_SELF_AT, + CQ_HOLD_WORDS)     this PE's own sums held ("Held sums", cq_node.c). */
+ *   [CQ_SELF_AT, + CQ_HOLD_WORDS)     this PE's own sums held ("Held sums", cq_node.c).
+ * Sums held for PEs of other nodes have arrays of their own, CQ_RWIN_WORDS words a
+ * window (cq_rhold.c), made only by queues that hold them. */
 #ifndef SHMEMQ_CQ_DENSE_H
 #define SHMEMQ_CQ_DENSE_H
 
 #include "comm_queue.h"
 
-#define CQ_DENSE_MAX ((uint64_t)1 << 16) /* words in the summing array (queue_usage.c) */
 #define CQ_HOLD_WORDS ((uint64_t)1 << 14)
-#define CQ_SELF_AT (CQ_DENSE_MAX - CQ_HOLD_WORDS)
-#define CQ_RHOLD_AT (CQ_SELF_AT - CQ_HOLD_WORDS)
-#define CQ_DENSE_BURST CQ_RHOLD_AT
+#define CQ_DENSE_BURST ((uint64_t)1 << 15)
+#define CQ_SELF_AT CQ_DENSE_BURST
+#define CQ_DENSE_MAX (CQ_SELF_AT + CQ_HOLD_WORDS) /* words in the node summing array */
+#define CQ_RWIN_WORDS ((uint64_t)1 << 14) /* words of a window held for another node */
+/* Bytes the windows for other nodes take when all are in use (queue_usage.c's model) */
+#define CQ_RHOLD_BYTES (CQ_RHOLD_N * CQ_RWIN_WORDS * sizeof(uint64_t))
 
 /* The summing array, allocated once per queue and zero between uses; NULL if it cannot be. */
 static inline uint64_t *dense_array(shmem_queue_t q)
@@ -90,13 +93,16 @@ static inline uint64_t dense_apply(uint64_t *acc, uint64_t first, uint64_t last,
     return applied;
 }
 
-/* Writes the sums acc[first..last] that are not 0 as records (displacement lo + k *
- * esize, the sum as operand), zeroing acc; returns the records written. */
-static inline uint32_t dense_emit(uint64_t *acc, uint64_t first, uint64_t last, uint64_t lo,
-                                  int esize, uint64_t *out_disp, unsigned char *out_opnd)
+/* Writes the sums acc[*first..last] that are not 0 as records (displacement lo + k *
+ * esize, the sum as operand), at most cap of them, zeroing acc; returns the records
+ * written and moves *first past the last word read. */
+static inline uint32_t dense_emit(uint64_t *acc, uint64_t *first, uint64_t last, uint64_t lo,
+                                  int esize, uint64_t *out_disp, unsigned char *out_opnd,
+                                  uint32_t cap)
 {
     uint32_t m = 0;
-    for (uint64_t k = first; k <= last; k++) {
+    uint64_t k = *first;
+    for (; k <= last && m < cap; k++) {
         uint64_t v = acc[k];
         if (esize == 8 ? v != 0 : (uint32_t)v != 0) {
             out_disp[m] = lo + k * (uint64_t)esize;
@@ -110,7 +116,54 @@ static inline uint32_t dense_emit(uint64_t *acc, uint64_t first, uint64_t last, 
         }
         acc[k] = 0;
     }
+    *first = k;
     return m;
+}
+
+/* ---- a window of held sums (cq_sumwin_t): this PE's own, and each other node's ---- */
+
+/* Whether a burst of range r falls in window w of `words` words of es bytes. */
+static inline int sumwin_fits(const cq_sumwin_t *w, const cq_range_t *r, uint64_t es,
+                              uint64_t words)
+{
+    return r->lo >= w->lo && (r->hi - w->lo) / es < words;
+}
+
+/* Opens w (nothing held) on a burst of span words at range r, centred so that the
+ * bursts around it fit too. */
+static inline void sumwin_open(cq_sumwin_t *w, const cq_range_t *r, uint64_t span, uint64_t es,
+                               uint64_t words)
+{
+    uint64_t slack = (words - span) / 2 * es;
+    w->lo = r->lo > slack ? r->lo - slack : 0;
+    w->n = 0;
+    w->min = UINT32_MAX;
+    w->max = 0;
+}
+
+/* Sums a burst of n adds (range r) into acc, w's sums, counting `count` records held. */
+static inline void sumwin_add(cq_sumwin_t *w, uint64_t *acc, const cq_range_t *r,
+                              const uint64_t *disp, const unsigned char *opnd, uint32_t n,
+                              int esize, uint64_t count)
+{
+    const uint64_t es = (uint64_t)esize;
+    dense_sum(acc, w->lo, disp, opnd, n, esize);
+    uint32_t a = (uint32_t)((r->lo - w->lo) / es), z = (uint32_t)((r->hi - w->lo) / es);
+    w->min = a < w->min ? a : w->min;
+    w->max = z > w->max ? z : w->max;
+    w->n += count;
+}
+
+static inline uint64_t sumwin_touched(const cq_sumwin_t *w)
+{
+    return (uint64_t)w->max - w->min + 1;
+}
+
+/* Whether w has summed enough to leave: `per_word` records per word touched (most
+ * words then take several), or a quarter of the queue's max_elems. */
+static inline int sumwin_full(const cq_sumwin_t *w, uint64_t per_word, uint64_t max_elems)
+{
+    return w->n >= per_word * sumwin_touched(w) || w->n >= max_elems / 4;
 }
 
 #endif

@@ -29,7 +29,8 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
     if (span > CQ_DENSE_BURST || !dense_array(q))
         return UINT32_MAX;
     dense_sum(q->dense, lo, disp, opnd, n, esize);
-    uint32_t m = dense_emit(q->dense, 0, span - 1, lo, esize, out_disp, out_opnd);
+    uint64_t first = 0;
+    uint32_t m = dense_emit(q->dense, &first, span - 1, lo, esize, out_disp, out_opnd, UINT32_MAX);
     q->st.combined_ops += n - m;
     return m;
 }
@@ -46,13 +47,12 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
  * queue with a flush timeout never holds (its records must reach memory on the timer). */
 void cq_node_hold_drain(shmem_queue_t q)
 {
-    if (!q->hold_n)
+    if (!q->hold.n)
         return;
-    q->st.combined_ops += q->hold_n - dense_apply(q->dense + CQ_SELF_AT, q->hold_min,
-                                                  q->hold_max, q->hold_base + q->hold_lo,
-                                                  q->hold_esize);
-    q->outstanding -= q->hold_n;
-    q->hold_n = 0;
+    q->st.combined_ops += q->hold.n - dense_apply(q->dense + CQ_SELF_AT, q->hold.min, q->hold.max,
+                                                  q->hold_base + q->hold.lo, q->hold_esize);
+    q->outstanding -= q->hold.n;
+    q->hold.n = 0;
 }
 
 /* Takes the burst (n records, range r; `pushed` records leave the outstanding count when
@@ -64,25 +64,18 @@ static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
     const uint64_t es = (uint64_t)esize, span = dense_span(r, n, esize, CQ_HOLD_WORDS);
     if (q->timed || !span)
         return 0;
-    if (q->hold_n && (base != q->hold_base || esize != q->hold_esize || r->lo < q->hold_lo ||
-                      (r->hi - q->hold_lo) / es >= CQ_HOLD_WORDS))
+    if (q->hold.n && (base != q->hold_base || esize != q->hold_esize ||
+                      !sumwin_fits(&q->hold, r, es, CQ_HOLD_WORDS)))
         cq_node_hold_drain(q);
-    if (!q->hold_n) { /* a new window, centred on this burst */
+    if (!q->hold.n) {
         if (!dense_array(q))
             return 0;
-        uint64_t slack = (CQ_HOLD_WORDS - span) / 2 * es;
-        q->hold_lo = r->lo > slack ? r->lo - slack : 0;
+        sumwin_open(&q->hold, r, span, es, CQ_HOLD_WORDS);
         q->hold_base = base;
         q->hold_esize = esize;
-        q->hold_min = UINT32_MAX;
-        q->hold_max = 0;
     }
-    dense_sum(q->dense + CQ_SELF_AT, q->hold_lo, disp, opnd, n, esize);
-    uint32_t a = (uint32_t)((r->lo - q->hold_lo) / es), z = (uint32_t)((r->hi - q->hold_lo) / es);
-    q->hold_min = a < q->hold_min ? a : q->hold_min;
-    q->hold_max = z > q->hold_max ? z : q->hold_max;
-    q->hold_n += pushed;
-    if (q->hold_n >= 4 * ((uint64_t)q->hold_max - q->hold_min + 1) || q->hold_n >= q->max_elems / 4)
+    sumwin_add(&q->hold, q->dense + CQ_SELF_AT, r, disp, opnd, n, esize, pushed);
+    if (sumwin_full(&q->hold, 4, q->max_elems))
         cq_node_hold_drain(q);
     return 1;
 }
@@ -165,7 +158,7 @@ int cq_node_burst(shmem_queue_t q, cq_slot_t *s, cq_chunk_t *c, unsigned char *b
 uint64_t shmemi_queue_comm_held(shmem_queue_t q)
 {
     cq_lock(q);
-    uint64_t n = q->hold_n;
+    uint64_t n = q->hold.n;
     cq_unlock(q);
     return n;
 }

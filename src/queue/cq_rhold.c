@@ -5,63 +5,82 @@
  * same words again and again: with 1,000 counters per PE, dropping the bursts to the
  * other node altogether made the 2-PE histogram 2.1x faster (bench/README.md). So a
  * leaving ADD chunk for a PE of another node, on the RMA path (which off the node takes
- * it to the target's node server), whose words span no more than one chunk holds, is
- * summed per word into one of CQ_RHOLD_N windows of the summing array (cq_dense.h)
- * instead of sent. A window leaves as one burst of one record per word touched, in the
- * chunk its first burst came in (kept for it, so a drain never needs memory):
+ * it to the target's node server), whose words span no more than a window (CQ_RWIN_WORDS,
+ * at most CQ_RHOLD_CHUNKS chunks' records), is summed per word into one of CQ_RHOLD_N
+ * windows, one per target PE, instead of sent. A window leaves as bursts of one record
+ * per word touched, written into chunks of the bursts it held (kept for it, one per
+ * chunk's worth of words touched, so a drain never needs another):
  * - when it holds 16 times as many records as words touched, or a quarter of max_elems;
  * - before a burst of its PE for another region, type or range is held in its place, or
  *   when every window is in use and a burst for another PE comes;
- * - at every issue of all open chunks (local_flush, a full queue's progress, destroy).
- * Held records stay outstanding (FULL, the counts) until the drained burst completes,
+ * - at every issue of all open chunks (local_flush, a full queue's progress, destroy),
+ *   and when the memory budget needs its chunks (cq_budget.c).
+ * Held records stay outstanding (FULL, the counts) until the drained bursts complete,
  * like the records SHMEMQ_COMBINE merges. A timed queue never holds (its operations must
- * leave on its timer), nor does a queue made with SHMEMQ_HOLD_SUMS=0. */
+ * leave on its timer), nor does a queue made with SHMEMQ_HOLD_SUMS=0. A window's sums
+ * (128 KiB) are allocated when a target first takes it: memory the model counts
+ * (queue_usage.c) and shmemx_queue_usage reports. */
 #include "comm_queue.h"
 #include "cq_dense.h"
 
 /* Windows in use at most: CQ_RHOLD_N, fewer in tests (shmemi_queue_comm_rhold_windows). */
 static int n_windows = CQ_RHOLD_N;
 
-/* Words a window holds: one chunk's records, at most its share of the array. */
+/* Words a window holds: what its kept chunks can carry back, at most CQ_RWIN_WORDS. */
 static uint64_t win_words(shmem_queue_t q, size_t esize)
 {
-    uint64_t cap = chunk_records(q, esize), share = CQ_HOLD_WORDS / CQ_RHOLD_N;
-    return cap < share ? cap : share;
+    uint64_t cap = CQ_RHOLD_CHUNKS * chunk_records(q, esize);
+    return cap < CQ_RWIN_WORDS ? cap : CQ_RWIN_WORDS;
 }
 
-static uint64_t *win_acc(shmem_queue_t q, int w)
-{
-    return q->dense + CQ_RHOLD_AT + (uint64_t)w * (CQ_HOLD_WORDS / CQ_RHOLD_N);
-}
-
-/* Sends window w; 0 or the burst's error. */
+/* Sends window w; 0 or the first burst's error. Its kept chunks always carry its sums:
+ * a burst adds at most one chunk's records of words not 0 and the take keeps its chunk
+ * unless the chunks kept already cover every word touched or are CQ_RHOLD_CHUNKS, which
+ * cover the window (win_words). */
 static int drain(shmem_queue_t q, int w)
 {
     struct cq_rhold *x = &q->rh[w];
-    if (!x->n)
+    if (!x->s.n)
         return 0;
-    cq_chunk_t *c = x->chunk;
-    cq_msghdr_t *h = chunk_hdr(c);
-    uint64_t held = x->n;
-    x->chunk = NULL;
-    x->n = 0;
-    /* the records where slot_open puts them: displacements, then operands at capacity */
-    unsigned char *data = chunk_data(c);
-    uint32_t m = dense_emit(win_acc(q, w), x->min, x->max, x->lo, h->esize,
-                            (uint64_t *)(void *)data, data + chunk_records(q, h->esize) * 8);
-    q->st.combined_ops += held - m;
-    if (m == 0) { /* every sum was 0: nothing to send, all complete */
-        chunk_put(q, c);
-        q->outstanding -= held;
-        return 0;
+    const cq_msghdr_t h0 = *chunk_hdr(x->chunk[0]);
+    const int pe = x->chunk[0]->pe;
+    const uint64_t held = x->s.n, cap = chunk_records(q, h0.esize);
+    uint64_t k = x->s.min, sent = 0;
+    int used = 0, rc = 0;
+    x->s.n = 0;
+    q->rh_busy++; /* a completion a burst waits for must not hold anything */
+    for (; used < x->nch && k <= x->s.max; used++) {
+        cq_chunk_t *c = x->chunk[used];
+        /* the records where slot_open puts them: displacements, then operands at cap */
+        unsigned char *data = chunk_data(c);
+        uint32_t m = dense_emit(x->acc, &k, x->s.max, x->s.lo, h0.esize, (uint64_t *)(void *)data,
+                                data + cap * 8, (uint32_t)cap);
+        if (m == 0) /* the rest summed to 0 */
+            break;
+        *chunk_hdr(c) = h0;
+        chunk_hdr(c)->count = m;
+        c->pe = pe;
+        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, pe);
+        int r = cq_rma_burst(q, c, m);
+        if (r && !rc)
+            rc = r;
+        sent += m;
     }
-    h->count = m;
-    shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);
-    int was_busy = q->rh_busy;
-    q->rh_busy = 1; /* a completion the burst waits for must not hold anything */
-    int rc = cq_rma_burst(q, c, m);
-    q->rh_busy = was_busy;
-    q->n_rma_issued += held - m; /* merged away: complete with the burst */
+    q->rh_busy--;
+    for (; k <= x->s.max; k++) { /* sums of 0 (mod 2^32 for 4-byte words), by the rule above */
+        uint64_t v = x->acc[k];
+        x->acc[k] = 0;
+        if (h0.esize == 8 ? v != 0 : (uint32_t)v != 0)
+            shmemi_fatal("shmem_queue", "held sums for PE %d outgrew their chunks", pe);
+    }
+    for (; used < x->nch; used++)
+        chunk_put(q, x->chunk[used]);
+    x->nch = 0;
+    q->st.combined_ops += held - sent;
+    if (sent == 0) /* every sum was 0: nothing to send, all complete */
+        q->outstanding -= held;
+    else
+        q->n_rma_issued += held - sent; /* merged away: complete with the bursts */
     return rc;
 }
 
@@ -81,9 +100,9 @@ static int pick(shmem_queue_t q, const cq_chunk_t *c, int *rc)
 {
     int free_w = -1;
     for (int w = 0; w < n_windows; w++) {
-        if (q->rh[w].n && q->rh[w].chunk->pe == c->pe)
+        if (q->rh[w].s.n && q->rh[w].chunk[0]->pe == c->pe)
             return w;
-        if (!q->rh[w].n && free_w < 0)
+        if (!q->rh[w].s.n && free_w < 0)
             free_w = w;
     }
     if (free_w >= 0)
@@ -108,34 +127,30 @@ int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
     }
     cq_range_t r = dense_range(disp, n);
     uint64_t span = dense_span(&r, n, h->esize, words);
-    if (!span || !dense_array(q))
+    if (!span)
         return 0;
     int w = pick(q, c, rc);
     struct cq_rhold *x = &q->rh[w];
-    if (x->n) {
-        cq_msghdr_t *k = chunk_hdr(x->chunk);
-        if (k->win != h->win || k->tidx != h->tidx || r.lo < x->lo || (r.hi - x->lo) / es >= words) {
+    if (!x->acc && !(x->acc = calloc(CQ_RWIN_WORDS, sizeof *x->acc)))
+        return 0; /* sent as it is */
+    if (x->s.n) {
+        cq_msghdr_t *k = chunk_hdr(x->chunk[0]);
+        if (k->win != h->win || k->tidx != h->tidx || !sumwin_fits(&x->s, &r, es, words)) {
             int r2 = drain(q, w);
             if (r2 && !*rc)
                 *rc = r2;
         }
     }
-    if (!x->n) { /* a new window, centred on this burst, in this burst's chunk */
-        uint64_t slack = (words - span) / 2 * es;
-        x->lo = r.lo > slack ? r.lo - slack : 0;
-        x->min = UINT32_MAX;
-        x->max = 0;
-    }
-    dense_sum(win_acc(q, w), x->lo, disp, opnd, n, h->esize);
-    uint32_t a = (uint32_t)((r.lo - x->lo) / es), z = (uint32_t)((r.hi - x->lo) / es);
-    x->min = a < x->min ? a : x->min;
-    x->max = z > x->max ? z : x->max;
-    if (!x->n)
-        x->chunk = c; /* read above; the drain writes its records over it */
+    if (!x->s.n)
+        sumwin_open(&x->s, &r, span, es, words);
+    sumwin_add(&x->s, x->acc, &r, disp, opnd, n, h->esize, n);
+    /* a chunk per chunk's worth of words touched goes back with the sums; the drain
+     * writes its records over them */
+    if (x->nch < CQ_RHOLD_CHUNKS && (uint64_t)x->nch * chunk_records(q, h->esize) < sumwin_touched(&x->s))
+        x->chunk[x->nch++] = c;
     else
         chunk_put(q, c);
-    x->n += n;
-    if (x->n >= 16 * ((uint64_t)x->max - x->min + 1) || x->n >= q->max_elems / 4) {
+    if (sumwin_full(&x->s, 16, q->max_elems)) {
         int r2 = drain(q, w);
         if (r2 && !*rc)
             *rc = r2;
@@ -143,16 +158,27 @@ int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
     return 1;
 }
 
-/* Destroy after a failed flush: the kept chunks go back (their sums are lost with the
- * queue, as a burst that failed). */
+/* Destroy: the kept chunks go back (after a failed flush their sums are lost with the
+ * queue, as a burst that failed), and the windows' sums are freed. */
 void cq_rhold_free(shmem_queue_t q)
 {
     for (int w = 0; w < CQ_RHOLD_N; w++) {
-        if (q->rh[w].chunk)
-            chunk_put(q, q->rh[w].chunk);
-        q->rh[w].chunk = NULL;
-        q->rh[w].n = 0;
+        struct cq_rhold *x = &q->rh[w];
+        for (int i = 0; i < x->nch; i++)
+            chunk_put(q, x->chunk[i]);
+        x->nch = 0;
+        x->s.n = 0;
+        free(x->acc);
+        x->acc = NULL;
     }
+}
+
+size_t cq_rhold_bytes(shmem_queue_t q)
+{
+    size_t b = 0;
+    for (int w = 0; w < CQ_RHOLD_N; w++)
+        b += q->rh[w].acc ? CQ_RWIN_WORDS * sizeof(uint64_t) : 0;
+    return b;
 }
 
 /* Test hooks (test_commq_rhold): records held for other nodes now; windows to use. */
@@ -161,7 +187,7 @@ uint64_t shmemi_queue_comm_rheld(shmem_queue_t q)
     cq_lock(q);
     uint64_t n = 0;
     for (int w = 0; w < CQ_RHOLD_N; w++)
-        n += q->rh[w].n;
+        n += q->rh[w].s.n;
     cq_unlock(q);
     return n;
 }

@@ -14,13 +14,12 @@
  * comparing the two checks the accounting of everything that varies with use.
  */
 #include "comm_queue.h"
+#include "cq_dense.h"
 #include "data_queue.h"
 #include "dq_route.h"
 #include "dq_nbx.h"
 #include "queue_usage.h"
 
-/* Words of the node summing array (cq_node.c, CQ_DENSE_MAX). */
-#define CQ_MODEL_DENSE_WORDS ((uint64_t)1 << 16)
 
 void shmemi_cq_sizes(int path, int npes, size_t *cbytes_out, uint32_t *hsize_out,
                      size_t *scratch_out)
@@ -160,7 +159,8 @@ static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
     u->npes = (uint32_t)q->fast.n_pes;
     u->held_bytes = cq_held(q);
     u->meta_bytes = cq_meta(q->fast.n_pes) + shmemi_qtraffic_bytes(&q->tr);
-    u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0);
+    u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0) +
+                       cq_rhold_bytes(q);
     u->buffers = q->n_chunks;
     u->buffer_bytes = q->n_chunks * cq_plan_chunk_alloc(q->cbytes);
     u->msgs_last = q->tr.msgs_last;
@@ -292,7 +292,12 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         int adds = c->op_type == SHMEM_OP_ANY || c->op_type == SHMEM_OP_ATOMIC_ADD ||
                    c->op_type == SHMEM_OP_ATOMIC_INC;
         int node_atomics = node_pes == npes || shmemi.offnode_am;
-        m->scratch_once_bytes = node_atomics && adds ? CQ_MODEL_DENSE_WORDS * 8 : 0;
+        m->scratch_once_bytes = node_atomics && adds ? CQ_DENSE_MAX * sizeof(uint64_t) : 0;
+        /* adds to PEs of other nodes summed per target on the RMA path (cq_rhold.c):
+         * every window in use, as a table spread over four or more other-node PEs has */
+        if (adds && mode == SHMEMX_QUEUE_MODE_COMM_RMA && node_pes < npes &&
+            c->timeout_flush < 0 && shmemi_env_bool("SHMEMQ_HOLD_SUMS", 1))
+            m->scratch_once_bytes += CQ_RHOLD_BYTES;
         m->buffer_bytes = cq_plan_chunk_alloc(cbytes);
         m->min_buffers = 0;
         uint64_t open = cq_model_slots((int)c->op_type) * (uint64_t)npes;
