@@ -113,69 +113,113 @@ void check_table(const int64_t *t, const std::vector<int64_t> &want)
     EXPECT_EQ(wrong, 0) << "PE " << shmem_my_pe() << ": words with the wrong total";
 }
 
-// One run: every PE pushes, flushes (or destroys), and checks its own table.
-void run(uint64_t pushes, size_t w, uint64_t max, bool expect_held, bool destroy_only = false)
-{
-    int64_t *t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
-    ASSERT_NE(t, nullptr);
-    shmem_queue_t q = make_queue(max);
-    ASSERT_NE(q, nullptr);
-    shmem_barrier_all();
-    uint64_t fulls = 0;
-    uint64_t most = push_all(q, t, w, pushes, &fulls);
-    if (!destroy_only) {
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        EXPECT_EQ(shmemi_queue_comm_rheld(q), 0u);
-        EXPECT_EQ(outstanding(q), 0u);
-    }
-    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
-    shmem_barrier_all();
-    check_table(t, expected(pushes, w));
-    if (expect_held && other_node_exists()) {
-        EXPECT_GT(most, 0u) << "no burst to another node was held";
-    } else if (!other_node_exists()) {
-        EXPECT_EQ(most, 0u) << "held with every PE on this node";
-    }
-    if (max) {
-        EXPECT_GT(fulls, 0u) << "the queue never filled: the case did not test FULL";
-    }
-    shmem_barrier_all();
-    shmem_free(t);
-}
-
 } // namespace
+
+// Every case's table (w zeroed words on every PE) and, most cases, its queue. The
+// barriers: Start's, so no PE pushes before every table and queue exists; Finish's, so
+// every origin's adds are in this PE's table when the case checks it; TearDown's, so no
+// PE frees its table while another may still add to it.
+class CommQRHold : public ::testing::Test {
+  protected:
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    size_t w = 0;
+    int64_t *t = nullptr;
+    shmem_queue_t q = nullptr;
+
+    void Table(size_t words)
+    {
+        w = words;
+        t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
+        ASSERT_NE(t, nullptr);
+    }
+
+    void Start(size_t words, const shmem_queue_config_t &c)
+    {
+        ASSERT_NO_FATAL_FAILURE(Table(words));
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        ASSERT_NE(q, nullptr);
+        shmem_barrier_all();
+    }
+    // A queue of ADDs only, max_elems max (0: default), untimed: the queue that holds.
+    void Start(size_t words, uint64_t max = 0)
+    {
+        Start(words, comm_queue_cfg(SHMEM_OP_ATOMIC_ADD, max));
+    }
+
+    // After a flush nothing stays held or outstanding; destroy alone must send what is
+    // held (destroy completes outstanding work), so the table is exact either way.
+    void Finish(bool flush = true)
+    {
+        if (flush) {
+            ASSERT_EQ(shmem_queue_local_flush(q), 0);
+            EXPECT_EQ(shmemi_queue_comm_rheld(q), 0u);
+            EXPECT_EQ(outstanding(q), 0u);
+        }
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        q = nullptr;
+        shmem_barrier_all();
+    }
+
+    // most: the most records seen held. Bursts to another node hold where the case
+    // expects it; with every PE on this node nothing ever holds (the node transport).
+    void CheckHeld(uint64_t most, bool expect_held)
+    {
+        if (expect_held && other_node_exists()) {
+            EXPECT_GT(most, 0u) << "no burst to another node was held";
+        } else if (!other_node_exists()) {
+            EXPECT_EQ(most, 0u) << "held with every PE on this node";
+        }
+    }
+
+    // One run: every PE pushes pick()'s adds, flushes (or destroys), and checks its own
+    // table; with max, the queue must have met FULL.
+    void Run(uint64_t pushes, size_t words, uint64_t max, bool expect_held,
+             bool destroy_only = false)
+    {
+        ASSERT_NO_FATAL_FAILURE(Start(words, max));
+        uint64_t fulls = 0;
+        uint64_t most = push_all(q, t, w, pushes, &fulls);
+        ASSERT_NO_FATAL_FAILURE(Finish(!destroy_only));
+        check_table(t, expected(pushes, w));
+        CheckHeld(most, expect_held);
+        if (max) {
+            EXPECT_GT(fulls, 0u) << "the queue never filled: the case did not test FULL";
+        }
+    }
+
+    void TearDown() override
+    {
+        if (q) // a case that stopped early: its queue goes, and this PE still meets the others
+            (void)shmem_queue_comm_destroy(q);
+        shmem_barrier_all();
+        shmem_free(t);
+    }
+};
 
 // A histogram-like table (1,000 words): bursts to other nodes are held, counted
 // outstanding, and the flush brings every word to its exact total.
-TEST(CommQRHold, HeldOutstandingAndExact) { run(60000, 1000, 0, true); }
+TEST_F(CommQRHold, HeldOutstandingAndExact) { Run(60000, 1000, 0, true); }
 
 // One window for all targets: every burst for another PE than the held one sends it.
-TEST(CommQRHold, OneWindowForManyTargetsExact)
+TEST_F(CommQRHold, OneWindowForManyTargetsExact)
 {
     shmemi_queue_comm_rhold_windows(1);
-    run(60000, 1000, 0, true);
+    Run(60000, 1000, 0, true);
     shmemi_queue_comm_rhold_windows(4);
 }
 
 // Destroy without a flush sends what is held (destroy completes outstanding work).
-TEST(CommQRHold, DestroySendsHeldSums) { run(30000, 700, 0, true, true); }
+TEST_F(CommQRHold, DestroySendsHeldSums) { Run(30000, 700, 0, true, true); }
 
 // A small queue: pushes meet FULL and progress on the full queue sends held sums.
-TEST(CommQRHold, FullQueueProgressSendsHeld) { run(40000, 300, 3000, false); }
+TEST_F(CommQRHold, FullQueueProgressSendsHeld) { Run(40000, 300, 3000, false); }
 
 // Windows switch: adds to the low and the high end of a wide table (a range one window
 // cannot hold), 32-bit adds in the data segment between them; exact everywhere.
-TEST(CommQRHold, RangeRegionAndSizeSwitchesExact)
+TEST_F(CommQRHold, RangeRegionAndSizeSwitchesExact)
 {
-    const int me = shmem_my_pe(), n = shmem_n_pes();
-    const size_t w = 40000;
-    int64_t *t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
-    ASSERT_NE(t, nullptr);
     std::memset(g_words32, 0, sizeof g_words32);
-    shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ANY);
-    shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Start(40000, comm_queue_cfg(SHMEM_OP_ANY)));
     const int64_t one = 1;
     const int32_t three = 3;
     const int R = 6, K = 5000;
@@ -191,10 +235,7 @@ TEST(CommQRHold, RangeRegionAndSizeSwitchesExact)
                                                           SHMEM_OP_ATOMIC_ADD), 0);
                 }
             }
-    ASSERT_EQ(shmem_queue_local_flush(q), 0);
-    EXPECT_EQ(shmemi_queue_comm_rheld(q), 0u);
-    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Finish());
     int64_t lo = 0, hi = 0;
     for (size_t k = 0; k < 1000; k++) {
         lo += t[k];
@@ -206,21 +247,13 @@ TEST(CommQRHold, RangeRegionAndSizeSwitchesExact)
     for (int i = 0; i < 512; i++)
         wrong += g_words32[i] != 3 * n * (K / 512 + (i < K % 512 ? 1 : 0));
     EXPECT_EQ(wrong, 0) << "32-bit words in the data segment";
-    shmem_barrier_all();
-    shmem_free(t);
 }
 
 // Queued adds, shmem_atomic_add and shmem_atomic_fetch_add of every PE on the same
 // words: one atomic domain per node, so the totals are exact.
-TEST(CommQRHold, MixedWithAtomicsOnSameWordsExact)
+TEST_F(CommQRHold, MixedWithAtomicsOnSameWordsExact)
 {
-    const int me = shmem_my_pe(), n = shmem_n_pes();
-    const size_t w = 256;
-    int64_t *t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
-    ASSERT_NE(t, nullptr);
-    shmem_queue_t q = make_queue();
-    ASSERT_NE(q, nullptr);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Start(256));
     const int64_t two = 2;
     const int K = 20000;
     for (int i = 0; i < K; i++) {
@@ -232,27 +265,17 @@ TEST(CommQRHold, MixedWithAtomicsOnSameWordsExact)
         if (i % 500 == 0)
             (void)shmem_int64_atomic_fetch_add(&t[(size_t)(i + 1) % w], 7, pe);
     }
-    ASSERT_EQ(shmem_queue_local_flush(q), 0);
-    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Finish());
     // the targets' shares differ (i % 50 == 0 favours some residues): the job's total
     EXPECT_EQ(yielding_allreduce(sum_of(t, w), MPI_SUM),
               (int64_t)n * (2 * K + 5 * ((K + 49) / 50) + 7 * ((K + 499) / 500)));
-    shmem_barrier_all();
-    shmem_free(t);
 }
 
 // Adds that cancel: the held sums are 0, nothing is sent, and still every record
 // completes (outstanding back to 0) and memory is unchanged.
-TEST(CommQRHold, SumsOfZeroComplete)
+TEST_F(CommQRHold, SumsOfZeroComplete)
 {
-    const int me = shmem_my_pe(), n = shmem_n_pes();
-    const size_t w = 500;
-    int64_t *t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
-    ASSERT_NE(t, nullptr);
-    shmem_queue_t q = make_queue();
-    ASSERT_NE(q, nullptr);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Start(500));
     const int64_t plus = 4, minus = -4;
     uint64_t most = 0;
     for (int i = 0; i < 40000; i++) {
@@ -264,32 +287,22 @@ TEST(CommQRHold, SumsOfZeroComplete)
             most = h > most ? h : most;
         }
     }
-    ASSERT_EQ(shmem_queue_local_flush(q), 0);
-    EXPECT_EQ(outstanding(q), 0u);
-    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
-    shmem_barrier_all();
+    ASSERT_NO_FATAL_FAILURE(Finish());
     int wrong = 0;
     for (size_t k = 0; k < w; k++)
         wrong += t[k] != 0;
     EXPECT_EQ(wrong, 0);
-    if (other_node_exists()) {
-        EXPECT_GT(most, 0u) << "no burst to another node was held";
-    }
-    shmem_barrier_all();
-    shmem_free(t);
+    CheckHeld(most, true);
 }
 
 // SHMEMQ_HOLD_SUMS=0 (read at create) and a queue with a flush timeout never hold.
-TEST(CommQRHold, OffAndTimedQueuesNeverHold)
+TEST_F(CommQRHold, OffAndTimedQueuesNeverHold)
 {
-    const int me = shmem_my_pe(), n = shmem_n_pes();
-    const size_t w = 1000;
-    int64_t *t = static_cast<int64_t *>(shmem_calloc(w, sizeof(int64_t)));
-    ASSERT_NE(t, nullptr);
+    ASSERT_NO_FATAL_FAILURE(Table(1000));
     for (int how = 0; how < 2; how++) {
         if (how == 0)
             setenv("SHMEMQ_HOLD_SUMS", "0", 1);
-        shmem_queue_t q = make_queue(0, how == 0 ? SHMEM_QUEUE_MAX_TIMEOUT : 60.0);
+        q = make_queue(0, how == 0 ? SHMEM_QUEUE_MAX_TIMEOUT : 60.0);
         unsetenv("SHMEMQ_HOLD_SUMS");
         ASSERT_NE(q, nullptr);
         const int64_t one = 1;
@@ -303,12 +316,8 @@ TEST(CommQRHold, OffAndTimedQueuesNeverHold)
             }
         }
         EXPECT_EQ(most, 0u) << (how == 0 ? "SHMEMQ_HOLD_SUMS=0" : "timed queue");
-        ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        ASSERT_NO_FATAL_FAILURE(Finish());
     }
-    shmem_barrier_all();
     // (me + i) % n over 30,000 pushes reaches every PE equally (n divides 30,000)
     EXPECT_EQ(sum_of(t, w), (int64_t)2 * 30000) << "every PE's adds, both queues";
-    shmem_barrier_all();
-    shmem_free(t);
 }
