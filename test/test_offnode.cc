@@ -33,6 +33,7 @@ extern "C" int shmemi_am_on(void);
 extern "C" int shmemi_agent_running(void);
 extern "C" int shmemi_agent_stats(uint64_t out[2]); // agent.c, for tests
 extern "C" void shmemi_am_burst_stats(uint64_t out[2]); // xport_am.c, for tests
+extern "C" uint64_t shmemi_queue_comm_rheld(shmem_queue_t q); // cq_rhold.c, for tests
 
 namespace {
 
@@ -121,28 +122,41 @@ TEST(OffNode, FetchingAmosToComputingTarget)
 }
 
 // The last PE does not call the library while the others push queued atomic adds to it,
-// flush, and fetch-add on it; all complete. Two queues: adds of one constant (bursts that
-// travel packed off the node, xport_am.c) and adds of differing values (bursts as they
-// are). how 0: the target sits in MPI_Barrier (the program's own); 1: it spins on plain
-// loads of its own flag, set after the origins' flushes (where a spinning PE can be
-// served: spin_servable; otherwise it waits in shmem_wait_until).
+// flush, and fetch-add on it; all complete. Three queues: adds of one constant (bursts that
+// travel packed off the node, xport_am.c), adds of differing values (bursts as they
+// are), and a histogram's adds of 1 whose full bursts leave before the flush and, off the
+// node on the RMA path, are held as sums (cq_rhold.c) until the flush sends them. how 0:
+// the target sits in MPI_Barrier (the program's own); 1: it spins on plain loads of its
+// own flag, set after the origins' flushes (where a spinning PE can be served:
+// spin_servable; otherwise it waits in shmem_wait_until).
 void queued_adds_to_idle_target(int how)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1;
     const int N = 256;
+    // P adds of 1 over H words: two full bursts (4,096 adds of 8 bytes each on the RMA
+    // path) leave before the flush, and a window of H words is sent only at 16 records a
+    // word, so both are still held when the flush comes.
+    const int H = 1000, P = 10000;
     int64_t *cells = (int64_t *)shmem_calloc(2 * N + 1, sizeof(int64_t));
+    int64_t *hist = (int64_t *)shmem_calloc(H, sizeof(int64_t));
     long *flag = (long *)shmem_calloc(1, sizeof(long));
-    ASSERT_TRUE(cells && flag);
+    ASSERT_TRUE(cells && hist && flag);
     const bool spin = spin_servable();
     uint64_t before[2], after[2];
     shmemi_am_burst_stats(before);
+    // on another node than the target: its node's leader is not ours
+    int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
+    int tlead = mylead;
+    MPI_Bcast(&tlead, 1, MPI_INT, target, MPI_COMM_WORLD);
+    const bool offnode = tlead != mylead;
     shmem_barrier_all();
     if (me != target) {
-        shmem_queue_t q, q2;
-        shmem_queue_config_t c = comm_queue_cfg();
+        shmem_queue_t q, q2, qh;
+        shmem_queue_config_t c = comm_queue_cfg(), ch = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
         ASSERT_EQ(shmem_queue_comm_create(&q2, &c), 0);
-        const int64_t three = 3;
+        ASSERT_EQ(shmem_queue_comm_create(&qh, &ch), 0);
+        const int64_t three = 3, one = 1;
         for (int r = 0; r < 4; r++)
             for (int i = 0; i < N; i++) {
                 const int64_t v = i % 5 + 1;
@@ -151,10 +165,26 @@ void queued_adds_to_idle_target(int how)
                 ASSERT_EQ(shmem_int64_queue_comm_push(q2, &cells[N + i], &v, 1, target,
                                                       SHMEM_OP_ATOMIC_ADD), 0);
             }
+        for (int i = 0; i < P; i++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(qh, &hist[i % H], &one, 1, target,
+                                                  SHMEM_OP_ATOMIC_ADD), 0);
+        // held only off the node and on the RMA path (the default); node peers' bursts
+        // are applied at once by the node transport
+        shmemx_queue_usage_t u;
+        ASSERT_EQ(shmemx_queue_usage(qh, &u), 0);
+        const uint64_t held = shmemi_queue_comm_rheld(qh);
+        if (offnode && u.mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
+            EXPECT_GT(held, 0u) << "PE " << me << ": no burst to the target's node was held";
+        } else {
+            EXPECT_EQ(held, 0u) << "PE " << me << ": held for a node peer or off the RMA path";
+        }
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
         ASSERT_EQ(shmem_queue_local_flush(q2), 0);
+        ASSERT_EQ(shmem_queue_local_flush(qh), 0);
+        EXPECT_EQ(shmemi_queue_comm_rheld(qh), 0u) << "PE " << me << ": held after the flush";
         for (int k = 0; k < 50; k++)
             (void)shmem_int64_atomic_fetch_add(&cells[2 * N], 1, target);
+        ASSERT_EQ(shmem_queue_comm_destroy(qh), 0);
         ASSERT_EQ(shmem_queue_comm_destroy(q2), 0);
         ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
         if (how == 1)
@@ -164,11 +194,15 @@ void queued_adds_to_idle_target(int how)
             ASSERT_TRUE(spin_until(flag, (long)(n - 1))) << "the origins' flags never came";
         else
             shmem_long_wait_until(flag, SHMEM_CMP_EQ, (long)(n - 1));
-        // spinning, the target saw every flushed add before any flag
+        // spinning, the target saw every flushed add before any flag, held sums too
         for (int i = 0; i < N; i++) {
             EXPECT_EQ(*(volatile int64_t *)&cells[i], (int64_t)12 * (n - 1)) << i;
             EXPECT_EQ(*(volatile int64_t *)&cells[N + i], (int64_t)4 * (i % 5 + 1) * (n - 1)) << i;
         }
+        int short_words = 0;
+        for (int k = 0; k < H; k++)
+            short_words += *(volatile int64_t *)&hist[k] != (int64_t)(P / H) * (n - 1);
+        EXPECT_EQ(short_words, 0) << "table words without their total when the flags came";
     }
     if (how == 0)
         MPI_Barrier(MPI_COMM_WORLD);
@@ -179,16 +213,20 @@ void queued_adds_to_idle_target(int how)
         ASSERT_EQ(shmem_int64_g(&cells[N + i], target), (int64_t)4 * (i % 5 + 1) * (n - 1)) << i;
     }
     EXPECT_EQ(shmem_int64_g(&cells[2 * N], target), (int64_t)50 * (n - 1));
+    std::vector<int64_t> got((size_t)H);
+    shmem_getmem(got.data(), hist, H * sizeof(int64_t), target);
+    int wrong = 0;
+    for (int k = 0; k < H; k++)
+        wrong += got[(size_t)k] != (int64_t)(P / H) * (n - 1);
+    EXPECT_EQ(wrong, 0) << "PE " << me << ": words of the target's table with the wrong total";
     // an origin on another node than the target sent both forms through the AM transport
-    int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
-    int tlead = mylead;
-    MPI_Bcast(&tlead, 1, MPI_INT, target, MPI_COMM_WORLD);
-    if (me != target && tlead != mylead && shmemi_am_on()) {
+    if (me != target && offnode && shmemi_am_on()) {
         EXPECT_GT(after[1], before[1]) << "PE " << me << ": no packed burst";
         EXPECT_GT(after[0], before[0]) << "PE " << me << ": no plain burst";
     }
     shmem_barrier_all();
     shmem_free(flag);
+    shmem_free(hist);
     shmem_free(cells);
 }
 
