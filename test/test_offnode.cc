@@ -128,7 +128,9 @@ TEST(OffNode, FetchingAmosToComputingTarget)
 // node on the RMA path, are held as sums (cq_rhold.c) until the flush sends them. how 0:
 // the target sits in MPI_Barrier (the program's own); 1: it spins on plain loads of its
 // own flag, set after the origins' flushes (where a spinning PE can be served:
-// spin_servable; otherwise it waits in shmem_wait_until).
+// spin_servable; otherwise it waits in shmem_wait_until); 2: it computes for about a
+// second (compute_for), so the origins' bursts and flushes meet a target not in the
+// library at all.
 void queued_adds_to_idle_target(int how)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1;
@@ -203,6 +205,8 @@ void queued_adds_to_idle_target(int how)
         for (int k = 0; k < H; k++)
             short_words += *(volatile int64_t *)&hist[k] != (int64_t)(P / H) * (n - 1);
         EXPECT_EQ(short_words, 0) << "table words without their total when the flags came";
+    } else if (how == 2) {
+        compute_for(1.0);
     }
     if (how == 0)
         MPI_Barrier(MPI_COMM_WORLD);
@@ -232,6 +236,7 @@ void queued_adds_to_idle_target(int how)
 
 TEST(OffNode, QueueFlushAndAmosToTargetInMpiBarrier) { queued_adds_to_idle_target(0); }
 TEST(OffNode, QueueFlushAndAmosToSpinningTarget) { queued_adds_to_idle_target(1); }
+TEST(OffNode, QueueFlushAndAmosToComputingTarget) { queued_adds_to_idle_target(2); }
 
 // Every PE updates every PE's words: node peers with CPU atomics, PEs of other nodes
 // through the target node's server, both on the same words, fetching and not, blocking
