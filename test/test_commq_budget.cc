@@ -83,11 +83,13 @@ void check_within(shmem_queue_t q, const Limit &l, uint64_t *max_buffers)
 
 class BudgetPaths : public ::testing::TestWithParam<const char *> {};
 
-// Random adds to every PE with a budget of `budget` bytes; exact totals on every PE.
-void histogram(const char *path, const char *budget, uint64_t per_kind, uint64_t max_elems)
+// Random adds to every PE's table of T words with a budget of `budget` bytes; exact
+// totals on every PE.
+void histogram(const char *path, const char *budget, uint64_t per_kind, uint64_t max_elems,
+               uint64_t T = 3000)
 {
     const int me = shmem_my_pe(), np = shmem_n_pes();
-    const uint64_t T = 3000, N = 20000, salt = 0x51ed + per_kind + max_elems;
+    const uint64_t N = 20000, salt = 0x51ed + per_kind + max_elems + T;
     int64_t *table = static_cast<int64_t *>(shmem_calloc(T, sizeof(int64_t)));
     ASSERT_NE(table, nullptr);
     shmem_barrier_all();
@@ -150,6 +152,13 @@ void histogram(const char *path, const char *budget, uint64_t per_kind, uint64_t
 TEST_P(BudgetPaths, HistogramOneChunkExact) { histogram(GetParam(), "1", 1, 0); }
 
 TEST_P(BudgetPaths, HistogramFewChunksExact) { histogram(GetParam(), "300K", 300 << 10, 0); }
+// A 12,000-word table: sums held for other nodes keep up to 3 chunks a target, which the
+// budget takes back when it runs out (cq_budget.c drains them)
+TEST_P(BudgetPaths, HistogramWideTableOneChunkExact) { histogram(GetParam(), "1", 1, 0, 12000); }
+TEST_P(BudgetPaths, HistogramWideTableFewChunksExact)
+{
+    histogram(GetParam(), "300K", 300 << 10, 0, 12000);
+}
 
 TEST_P(BudgetPaths, HistogramOneChunkSmallMaxElemsExact)
 {

@@ -208,6 +208,40 @@ TEST_F(CommQRHold, OneWindowForManyTargetsExact)
     shmemi_queue_comm_rhold_windows(4);
 }
 
+// A table of 10,000 words, wider than a chunk's 4,096 records: held in its target's own
+// window, whose drain at the flush sends the sums of ~10,000 words as several bursts.
+TEST_F(CommQRHold, WideTableDrainsInSeveralBurstsExact) { Run(120000, 10000, 0, true); }
+
+// A flush right after two bursts that each spread over the whole of a 16,000-word table:
+// the window holds 8,192 words not 0 and kept the two bursts' chunks, which carry them
+// all (a chunk is kept per chunk's worth of words touched); the 100 records left open
+// are too spread out to hold and leave as they are.
+TEST_F(CommQRHold, FlushAfterTwoWideBurstsExact)
+{
+    ASSERT_NO_FATAL_FAILURE(Start(16000));
+    const int64_t one = 1;
+    const size_t K = 2 * 4096 + 100;
+    uint64_t most = 0;
+    for (int d = 1; d <= n; d++) {
+        const int pe = (me + d) % n;
+        for (size_t i = 0; i < K; i++)
+            ASSERT_EQ(shmem_int64_queue_comm_push(q, &t[i * 37 % w], &one, 1, pe,
+                                                  SHMEM_OP_ATOMIC_ADD), 0);
+        uint64_t h = shmemi_queue_comm_rheld(q);
+        EXPECT_GE(outstanding(q), h);
+        most = h > most ? h : most;
+    }
+    ASSERT_NO_FATAL_FAILURE(Finish());
+    std::vector<char> hit(w, 0);
+    for (size_t i = 0; i < K; i++)
+        hit[i * 37 % w] = 1; // 37 and 16,000 are coprime: K distinct words
+    int wrong = 0;
+    for (size_t k = 0; k < w; k++)
+        wrong += t[k] != (hit[k] ? n : 0);
+    EXPECT_EQ(wrong, 0) << "PE " << me;
+    CheckHeld(most, true);
+}
+
 // Destroy without a flush sends what is held (destroy completes outstanding work).
 TEST_F(CommQRHold, DestroySendsHeldSums) { Run(30000, 700, 0, true, true); }
 
