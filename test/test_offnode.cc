@@ -124,8 +124,8 @@ TEST(OffNode, FetchingAmosToComputingTarget)
 // The last PE does not call the library while the others push queued atomic adds to it,
 // flush, and fetch-add on it; all complete. Three queues: adds of one constant (bursts that
 // travel packed off the node, xport_am.c), adds of differing values (bursts as they
-// are), and a histogram's adds of 1 whose full bursts leave before the flush and, off the
-// node on the RMA path, are held as sums (cq_rhold.c) until the flush sends them. how 0:
+// are), and a histogram's adds of 1 whose full bursts leave before the flush and are
+// held as sums (cq_rhold.c) until the flush sends or applies them. how 0:
 // the target sits in MPI_Barrier (the program's own); 1: it spins on plain loads of its
 // own flag, set after the origins' flushes (where a spinning PE can be served:
 // spin_servable; otherwise it waits in shmem_wait_until); 2: it computes for about a
@@ -170,15 +170,16 @@ void queued_adds_to_idle_target(int how)
         for (int i = 0; i < P; i++)
             ASSERT_EQ(shmem_int64_queue_comm_push(qh, &hist[i % H], &one, 1, target,
                                                   SHMEM_OP_ATOMIC_ADD), 0);
-        // held only off the node and on the RMA path (the default); node peers' bursts
-        // are applied at once by the node transport
+        // held on the RMA path (the default), and for a node peer wherever the node
+        // transport applies its atomics (one node, or each node its own atomic domain)
         shmemx_queue_usage_t u;
         ASSERT_EQ(shmemx_queue_usage(qh, &u), 0);
         const uint64_t held = shmemi_queue_comm_rheld(qh);
-        if (offnode && u.mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
-            EXPECT_GT(held, 0u) << "PE " << me << ": no burst to the target's node was held";
+        const bool node_transport = shmem_team_n_pes(SHMEM_TEAM_SHARED) == n || shmemi_am_on();
+        if (u.mode == SHMEMX_QUEUE_MODE_COMM_RMA || (!offnode && node_transport)) {
+            EXPECT_GT(held, 0u) << "PE " << me << ": no burst to the target was held";
         } else {
-            EXPECT_EQ(held, 0u) << "PE " << me << ": held for a node peer or off the RMA path";
+            EXPECT_EQ(held, 0u) << "PE " << me << ": held off the node on the AM path";
         }
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
         ASSERT_EQ(shmem_queue_local_flush(q2), 0);

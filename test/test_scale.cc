@@ -142,17 +142,20 @@ TEST(Scale, ModelFormulasAtLargeP)
     EXPECT_EQ(c1.max_buffers, 1000u); // one ADD slot per PE
     // several nodes: a node summing array (48 Ki words) only where atomics follow one
     // domain per node (this job's off-node transport is AM), and the 4 windows of sums
-    // held for other nodes' PEs (16 Ki words each) unless the queue is timed or they are off
-    EXPECT_EQ(c1.scratch_once_bytes, (shmemi_am_on() ? 393216u : 0u) + 524288u);
+    // held for other PEs (16 Ki words each) unless the queue is timed or they are off
+    const uint64_t node_arr = shmemi_am_on() ? 393216u : 0u;
+    EXPECT_EQ(c1.scratch_once_bytes, node_arr + 524288u);
     shmem_queue_config_t timed = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD, 0, 0.5);
-    EXPECT_EQ(model(timed, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes,
-              shmemi_am_on() ? 393216u : 0u);
+    EXPECT_EQ(model(timed, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes, node_arr);
     setenv("SHMEMQ_HOLD_SUMS", "0", 1);
-    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes,
-              shmemi_am_on() ? 393216u : 0u);
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).scratch_once_bytes, node_arr);
     unsetenv("SHMEMQ_HOLD_SUMS");
+    // the AM path holds only node peers' sums, and only where the node transport takes them
     EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_AM, 1000, 10).scratch_once_bytes,
-              shmemi_am_on() ? 393216u : 0u); // the AM path never holds for other nodes
+              shmemi_am_on() ? 393216u + 524288u : 0u);
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_AM, 1000, 1).scratch_once_bytes, node_arr);
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_AM, 4, 4).scratch_once_bytes, 393216u + 524288u);
+    EXPECT_EQ(model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 1, 1).scratch_once_bytes, 393216u);
     shmemx_queue_model_t one = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 4);
     EXPECT_GT(one.scratch_once_bytes, 0u);
     EXPECT_EQ(one.max_buffers, 64u); // the RMA pool bounds it at few PEs
@@ -233,10 +236,14 @@ void comm_usage_case(const char *path, int want_mode)
 
     // 64 adds to one word of this PE: a node burst in a one-node job, summed in the
     // node array the model counts once; elsewhere an RMA burst and no array. The model's
-    // once also counts the windows held for other nodes (RMA path, a job of several
-    // nodes): not made yet.
+    // once also counts the windows of sums held for other PEs: not made yet. A PE's
+    // sums are held for a node peer where atomics take the node transport, and for any
+    // PE on the RMA path.
     const int npn = node_pes(), my_node = me / npn;
-    const uint64_t rwin = want_mode == SHMEMX_QUEUE_MODE_COMM_RMA && npn < np ? 4 * 131072u : 0u;
+    const bool rma = want_mode == SHMEMX_QUEUE_MODE_COMM_RMA;
+    const bool node_atomics = npn == np || shmemi_am_on();
+    auto held_for = [&](int p) { return p != me && (rma || (p / npn == my_node && node_atomics)); };
+    const uint64_t rwin = np > 1 && (rma || (npn > 1 && node_atomics)) ? 4 * 131072u : 0u;
     ASSERT_GE(m.scratch_once_bytes, rwin);
     for (int k = 0; k < 64; k++)
         ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr, &one, 1, me, SHMEM_OP_ATOMIC_ADD), 0);
@@ -245,27 +252,28 @@ void comm_usage_case(const char *path, int want_mode)
     const uint64_t node_once = m.scratch_once_bytes - rwin;
     EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + node_once);
     EXPECT_EQ(u.peers_last, 1u);
-    // 64 adds over 16 words of each PE of another node: held for it in a window of its
-    // own, made now (at most 4), and sent at the flush (16 words: 64 records are too few
-    // for the window to leave at once, so each target takes one)
-    int others = 0;
+    // 64 adds over 16 words of each other PE: held for it in a window of its own where
+    // the rule above holds, made now (at most 4), and sent or applied at the flush (16
+    // words: 64 records are too few for the window to leave at once, so each target
+    // takes one)
+    int held = 0;
     for (int p = 0; p < np; p++) {
-        if (p / npn == my_node)
+        if (p == me)
             continue;
-        others++;
+        held += held_for(p);
         for (int k = 0; k < 64; k++)
             ASSERT_EQ(shmem_int64_queue_comm_push(q, ctr + k % 16, &one, 1, p, SHMEM_OP_ATOMIC_ADD), 0);
     }
     ASSERT_EQ(shmem_queue_local_flush(q), 0);
     u = usage(q);
-    const uint64_t windows = rwin ? (uint64_t)(others < 4 ? others : 4) : 0;
+    const uint64_t windows = (uint64_t)(held < 4 ? held : 4);
     EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + node_once + windows * 131072u);
     EXPECT_LE(u.scratch_bytes, m.scratch_bytes + m.scratch_once_bytes);
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();
-    EXPECT_EQ(ctr[0], np + 3 + 64 + 4 * (np - npn));
+    EXPECT_EQ(ctr[0], np + 3 + 64 + 4 * (np - 1));
     for (int w = 1; w < 16; w++)
-        EXPECT_EQ(ctr[w], 4 * (np - npn)) << "word " << w;
+        EXPECT_EQ(ctr[w], 4 * (np - 1)) << "word " << w;
     shmem_barrier_all();
     shmem_free(ctr);
 }

@@ -99,7 +99,7 @@ _Static_assert(sizeof(long double) <= 16, "the inline push's 15-byte range margi
 #define CQ_MAGIC_LIVE SHMEMQ_CQ_MAGIC_LIVE
 #define CQ_MAGIC_DEAD 0x646561647175657eULL
 
-#define CQ_RHOLD_N 4      /* held windows for PEs of other nodes (cq_rhold.c) */
+#define CQ_RHOLD_N 4      /* windows of sums held for other PEs (cq_rhold.c) */
 #define CQ_RHOLD_CHUNKS 4 /* chunks a window's drain writes its bursts in, at most */
 /* A window of held sums (cq_dense.h's sumwin_*): n records held (0: none) over the words
  * from displacement lo, words min..max of it touched. */
@@ -170,14 +170,16 @@ struct shmem_queue_s {
     unsigned char *hold_base; /* the region the sums are for */
     cq_sumwin_t hold;
     int hold_esize;
-    /* ADD bursts to PEs of other nodes summed per target and sent as one record per word
-     * touched (cq_rhold.c); their records stay outstanding until those bursts complete */
+    /* ADD bursts to other PEs summed per target, then applied (node peers) or sent as one
+     * record per word touched (cq_rhold.c); their records stay outstanding until then */
     int rh_on;                /* SHMEMQ_HOLD_SUMS at create */
     int rh_busy;              /* draining (a depth): no burst is held meanwhile */
-    unsigned rh_next;         /* the window to give up next when all are in use */
     struct cq_rhold {
         cq_sumwin_t s;        /* s.n == 0: window free */
         uint64_t *acc;        /* its sums (CQ_RWIN_WORDS words), allocated at first use */
+        unsigned char *base;  /* a node peer's region mapped here: applied, not sent */
+        int pe;
+        int win, tidx, esize;
         cq_chunk_t *chunk[CQ_RHOLD_CHUNKS]; /* held bursts' chunks, [0] the first's: the
                                                drain writes its bursts in them */
         int nch;
@@ -320,9 +322,10 @@ typedef struct {
  * out_opnd; the records written, UINT32_MAX when the summing array is not there. */
 /* Applies the held sums (cq_node.c): every issue-all (flush, timer, full queue) calls it. */
 void cq_node_hold_drain(shmem_queue_t q);
-/* Held sums for another node (cq_rhold.c): take the leaving ADD chunk c of n records
- * into them (1; the caller forgets the chunk), or 0; drain sends what is held. */
-int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
+/* Held sums for other PEs (cq_rhold.c): take the leaving ADD chunk c of n records into
+ * them (1; the caller forgets the chunk), or 0; base: the target's region mapped here
+ * (a node peer), else NULL; drain applies or sends what is held. */
+int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, unsigned char *base, const uint64_t *disp,
                   const unsigned char *opnd, uint32_t n, int *rc);
 int cq_rhold_drain(shmem_queue_t q);
 void cq_rhold_free(shmem_queue_t q);

@@ -1,5 +1,5 @@
 /* cq_dense.h: per-word sums of ADD bursts, shared by the node transport (cq_node.c) and
- * the held sums of adds to other nodes (cq_rhold.c).
+ * the held sums of adds to other PEs (cq_rhold.c).
  *
  * Bursts of ADDs whose addresses lie in a small range (a histogram's table) are summed
  * per word in a private array first. Node bursts then cost one CPU atomic per distinct
@@ -8,7 +8,7 @@
  * nodes one record per distinct word. The node summing array's CQ_DENSE_MAX words:
  *   [0, CQ_DENSE_BURST)               one burst's sums (node bursts, mailbox posts);
  *   [CQ_SELF_AT, + CQ_HOLD_WORDS)     this PE's own sums held ("Held sums", cq_node.c).
- * Sums held for PEs of other nodes have arrays of their own, CQ_RWIN_WORDS words a
+ * Sums held for other PEs have arrays of their own, CQ_RWIN_WORDS words a
  * window (cq_rhold.c), made only by queues that hold them. */
 #ifndef SHMEMQ_CQ_DENSE_H
 #define SHMEMQ_CQ_DENSE_H
@@ -20,7 +20,7 @@
 #define CQ_SELF_AT CQ_DENSE_BURST
 #define CQ_DENSE_MAX (CQ_SELF_AT + CQ_HOLD_WORDS) /* words in the node summing array */
 #define CQ_RWIN_WORDS ((uint64_t)1 << 14) /* words of a window held for another node */
-/* Bytes the windows for other nodes take when all are in use (queue_usage.c's model) */
+/* Bytes the windows for other PEs take when all are in use (queue_usage.c's model) */
 #define CQ_RHOLD_BYTES (CQ_RHOLD_N * CQ_RWIN_WORDS * sizeof(uint64_t))
 
 /* The summing array, allocated once per queue and zero between uses; NULL if it cannot be. */

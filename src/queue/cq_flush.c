@@ -95,7 +95,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
      * dense ADDs itself (node_add_dense), cheaper than the hash merge below */
     unsigned char *nb = cq_node_target(c->pe, h->win, atomic);
     int rc;
-    if (atomic && !nb && cq_rhold_take(q, c, s->disp, s->opnd, n, &rc)) {
+    if (atomic && cq_rhold_take(q, c, nb, s->disp, s->opnd, n, &rc)) {
         s->n = 0; /* held: sent later as sums (cq_rhold.c), outstanding until then */
         return rc;
     }

@@ -1,25 +1,29 @@
-/* cq_rhold.c: held sums for PEs of other nodes (issue 21).
+/* cq_rhold.c: held sums for other PEs (issue 21): PEs of other nodes and node peers.
  *
  * Off the node, every record of an ADD burst costs a place on the wire and an atomic at
  * the target's node, and a PE whose adds land on a small table (a histogram's) sends the
  * same words again and again: with 1,000 counters per PE, dropping the bursts to the
- * other node altogether made the 2-PE histogram 2.1x faster (bench/README.md). So a
- * leaving ADD chunk for a PE of another node, on the RMA path (which off the node takes
- * it to the target's node server), whose words span no more than a window (CQ_RWIN_WORDS,
- * at most CQ_RHOLD_CHUNKS chunks' records), is summed per word into one of CQ_RHOLD_N
- * windows, one per target PE, instead of sent. A window leaves as bursts of one record
- * per word touched, written into chunks of the bursts it held (kept for it, one per
- * chunk's worth of words touched, so a drain never needs another):
+ * other node altogether made the 2-PE histogram 2.1x faster (bench/README.md). On the
+ * node, every record costs a locked add on a line the owner also writes (x86 does not
+ * overlap them): the 10k-counter histogram ran at 0.8x mpi_alltoallv, 1.0x with plain
+ * adds. So a leaving ADD chunk for another PE whose words span no more than a window
+ * (CQ_RWIN_WORDS, at most CQ_RHOLD_CHUNKS chunks' records) is summed per word into one
+ * of CQ_RHOLD_N windows, one per target PE, when the target is a node peer whose atomics
+ * the node transport applies here, or any PE on the RMA path (which off the node takes
+ * it to the target's node server). A node peer's window is applied with one CPU atomic
+ * per word touched, complete on return; another's leaves as bursts of one record per
+ * word touched, written into chunks of the bursts it held (kept for it, one per chunk's
+ * worth of words touched, so a drain never needs another). A window leaves:
  * - when it holds 16 times as many records as words touched, or a quarter of max_elems;
- * - before a burst of its PE for another region, type or range is held in its place, or
- *   when every window is in use and a burst for another PE comes;
+ * - before a burst of its PE for another region, type or range is held in its place;
  * - at every issue of all open chunks (local_flush, a full queue's progress, destroy),
  *   and when the memory budget needs its chunks (cq_budget.c).
- * Held records stay outstanding (FULL, the counts) until the drained bursts complete,
- * like the records SHMEMQ_COMBINE merges. A timed queue never holds (its operations must
- * leave on its timer), nor does a queue made with SHMEMQ_HOLD_SUMS=0. A window's sums
- * (128 KiB) are allocated when a target first takes it: memory the model counts
- * (queue_usage.c) and shmemx_queue_usage reports. */
+ * Held records stay outstanding (FULL, the counts) until applied or until the drained
+ * bursts complete, like the records SHMEMQ_COMBINE merges. A timed queue never holds
+ * (its operations must leave on its timer), nor does a queue made with
+ * SHMEMQ_HOLD_SUMS=0. A window's sums (128 KiB) are allocated when a target first takes
+ * it: memory the model counts (queue_usage.c) and shmemx_queue_usage reports. A PE's
+ * own adds have their own held sums (cq_node.c). */
 #include "comm_queue.h"
 #include "cq_dense.h"
 
@@ -42,6 +46,13 @@ static int drain(shmem_queue_t q, int w)
     struct cq_rhold *x = &q->rh[w];
     if (!x->s.n)
         return 0;
+    if (x->base) { /* a node peer's: one CPU atomic per word, complete on return */
+        q->st.combined_ops += x->s.n - dense_apply(x->acc, x->s.min, x->s.max, x->base + x->s.lo,
+                                                   x->esize);
+        q->outstanding -= x->s.n;
+        x->s.n = 0;
+        return 0;
+    }
     const cq_msghdr_t h0 = *chunk_hdr(x->chunk[0]);
     const int pe = x->chunk[0]->pe;
     const uint64_t held = x->s.n, cap = chunk_records(q, h0.esize);
@@ -95,29 +106,31 @@ int cq_rhold_drain(shmem_queue_t q)
     return rc;
 }
 
-/* The window for chunk c's PE: its own, else a free one, else one given up in turn. */
-static int pick(shmem_queue_t q, const cq_chunk_t *c, int *rc)
+/* The window for PE pe: its own, else a free one, else -1. A window is not taken from
+ * another PE: with more targets than windows (8 PEs on a node), windows passed around
+ * each held a burst or two, and their drains cost more than the sums saved (the
+ * histogram at 10k counters fell from 0.8-1.0x to 0.7x mpi_alltoallv); bursts for the
+ * others leave as they are until a window drains (full, or at a flush). */
+static int pick(shmem_queue_t q, int pe)
 {
     int free_w = -1;
     for (int w = 0; w < n_windows; w++) {
-        if (q->rh[w].s.n && q->rh[w].chunk[0]->pe == c->pe)
+        if (q->rh[w].s.n && q->rh[w].pe == pe)
             return w;
         if (!q->rh[w].s.n && free_w < 0)
             free_w = w;
     }
-    if (free_w >= 0)
-        return free_w;
-    int w = (int)(q->rh_next++ % (unsigned)n_windows);
-    *rc = drain(q, w);
-    return w;
+    return free_w;
 }
 
-int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
+int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, unsigned char *base, const uint64_t *disp,
                   const unsigned char *opnd, uint32_t n, int *rc)
 {
     cq_msghdr_t *h = chunk_hdr(c);
     *rc = 0;
-    if (!q->rh_on || q->rh_busy || q->timed || q->path != CQ_PATH_RMA || h->slot != CQ_S_ADD)
+    if (!q->rh_on || q->rh_busy || q->timed || h->slot != CQ_S_ADD)
+        return 0;
+    if (base ? c->pe == q->me : q->path != CQ_PATH_RMA) /* own sums: cq_node.c's */
         return 0;
     const uint64_t es = h->esize, words = win_words(q, h->esize);
     if (n >= 64) { /* a wide table shows in the first records: skip the full scan */
@@ -129,24 +142,30 @@ int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, const uint64_t *disp,
     uint64_t span = dense_span(&r, n, h->esize, words);
     if (!span)
         return 0;
-    int w = pick(q, c, rc);
+    int w = pick(q, c->pe);
+    if (w < 0)
+        return 0;
     struct cq_rhold *x = &q->rh[w];
     if (!x->acc && !(x->acc = calloc(CQ_RWIN_WORDS, sizeof *x->acc)))
         return 0; /* sent as it is */
-    if (x->s.n) {
-        cq_msghdr_t *k = chunk_hdr(x->chunk[0]);
-        if (k->win != h->win || k->tidx != h->tidx || !sumwin_fits(&x->s, &r, es, words)) {
-            int r2 = drain(q, w);
-            if (r2 && !*rc)
-                *rc = r2;
-        }
+    if (x->s.n && (x->win != h->win || x->tidx != h->tidx || !sumwin_fits(&x->s, &r, es, words))) {
+        int r2 = drain(q, w);
+        if (r2 && !*rc)
+            *rc = r2;
     }
-    if (!x->s.n)
+    if (!x->s.n) {
         sumwin_open(&x->s, &r, span, es, words);
+        x->base = base;
+        x->pe = c->pe;
+        x->win = h->win;
+        x->tidx = h->tidx;
+        x->esize = h->esize;
+    }
     sumwin_add(&x->s, x->acc, &r, disp, opnd, n, h->esize, n);
     /* a chunk per chunk's worth of words touched goes back with the sums; the drain
      * writes its records over them */
-    if (x->nch < CQ_RHOLD_CHUNKS && (uint64_t)x->nch * chunk_records(q, h->esize) < sumwin_touched(&x->s))
+    if (!base && x->nch < CQ_RHOLD_CHUNKS &&
+        (uint64_t)x->nch * chunk_records(q, h->esize) < sumwin_touched(&x->s))
         x->chunk[x->nch++] = c;
     else
         chunk_put(q, c);
@@ -181,7 +200,7 @@ size_t cq_rhold_bytes(shmem_queue_t q)
     return b;
 }
 
-/* Test hooks (test_commq_rhold): records held for other nodes now; windows to use. */
+/* Test hooks (test_commq_rhold): records held for other PEs now; windows to use. */
 uint64_t shmemi_queue_comm_rheld(shmem_queue_t q)
 {
     cq_lock(q);

@@ -293,10 +293,11 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
                    c->op_type == SHMEM_OP_ATOMIC_INC;
         int node_atomics = node_pes == npes || shmemi.offnode_am;
         m->scratch_once_bytes = node_atomics && adds ? CQ_DENSE_MAX * sizeof(uint64_t) : 0;
-        /* adds to PEs of other nodes summed per target on the RMA path (cq_rhold.c):
-         * every window in use, as a table spread over four or more other-node PEs has */
-        if (adds && mode == SHMEMX_QUEUE_MODE_COMM_RMA && node_pes < npes &&
-            c->timeout_flush < 0 && shmemi_env_bool("SHMEMQ_HOLD_SUMS", 1))
+        /* adds to other PEs summed per target (cq_rhold.c): node peers' where atomics
+         * take the node transport, other nodes' (and node peers' otherwise) on the RMA
+         * path; every window in use, as a table spread over four or more PEs has */
+        if (adds && npes > 1 && c->timeout_flush < 0 && shmemi_env_bool("SHMEMQ_HOLD_SUMS", 1) &&
+            (mode == SHMEMX_QUEUE_MODE_COMM_RMA || (node_pes > 1 && node_atomics)))
             m->scratch_once_bytes += CQ_RHOLD_BYTES;
         m->buffer_bytes = cq_plan_chunk_alloc(cbytes);
         m->min_buffers = 0;
