@@ -239,6 +239,31 @@ TEST_F(CommQRHold, FlushAfterTwoWideBurstsExact)
     CheckHeld(most, true);
 }
 
+// A 100-word table takes 50,000 adds from its left neighbour: the window leaves each time
+// it holds 64 records a word (6,400), so it never holds that many, and the totals are exact.
+TEST_F(CommQRHold, FullWindowLeavesBeforeTheFlush)
+{
+    ASSERT_NO_FATAL_FAILURE(Start(100));
+    const int64_t one = 1;
+    const int K = 50000;
+    uint64_t most = 0;
+    for (int i = 0; i < K; i++) {
+        ASSERT_EQ(shmem_int64_queue_comm_push(q, &t[i % 100], &one, 1, (me + 1) % n,
+                                              SHMEM_OP_ATOMIC_ADD), 0);
+        if (i % 1000 == 999) {
+            uint64_t h = shmemi_queue_comm_rheld(q);
+            EXPECT_LT(h, 6400u) << "a full window did not leave";
+            most = h > most ? h : most;
+        }
+    }
+    ASSERT_NO_FATAL_FAILURE(Finish());
+    int wrong = 0;
+    for (size_t k = 0; k < w; k++)
+        wrong += t[k] != K / 100;
+    EXPECT_EQ(wrong, 0) << "PE " << me;
+    CheckHeld(most, true);
+}
+
 // Destroy without a flush sends what is held (destroy completes outstanding work).
 TEST_F(CommQRHold, DestroySendsHeldSums) { Run(30000, 700, 0, true, true); }
 

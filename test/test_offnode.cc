@@ -136,7 +136,7 @@ void queued_adds_to_idle_target(int how)
     const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1;
     const int N = 256;
     // P adds of 1 over H words: two full bursts (4,096 adds of 8 bytes each on the RMA
-    // path) leave before the flush, and a window of H words is sent only at 16 records a
+    // path) leave before the flush, and a window of H words is sent only at 64 records a
     // word, so both are still held when the flush comes.
     const int H = 1000, P = 10000;
     int64_t *cells = (int64_t *)shmem_calloc(2 * N + 1, sizeof(int64_t));
