@@ -267,6 +267,7 @@ void comm_usage_case(const char *path, int want_mode)
     ASSERT_EQ(shmem_queue_local_flush(q), 0);
     u = usage(q);
     const uint64_t windows = (uint64_t)(held < 4 ? held : 4);
+    EXPECT_EQ(u.peers_last, (uint64_t)(np - 1)); // held sums, applied or sent, count too
     EXPECT_EQ(u.scratch_bytes, m.scratch_bytes + node_once + windows * 131072u);
     EXPECT_LE(u.scratch_bytes, m.scratch_bytes + m.scratch_once_bytes);
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);

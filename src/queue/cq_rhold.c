@@ -51,9 +51,13 @@ static int drain(shmem_queue_t q, int w)
     struct cq_rhold *x = &q->rh[w];
     if (!x->s.n)
         return 0;
-    if (x->base) { /* a node peer's: one CPU atomic per word, complete on return */
-        q->st.combined_ops += x->s.n - dense_apply(x->acc, x->s.min, x->s.max, x->base + x->s.lo,
-                                                   x->esize);
+    if (x->base) { /* a node peer's: one CPU atomic per word, complete on return, counted
+                      as the node burst it replaces (cq_node_burst) */
+        uint64_t m = dense_apply(x->acc, x->s.min, x->s.max, x->base + x->s.lo, x->esize);
+        q->st.combined_ops += x->s.n - m;
+        q->st.bytes += m * (uint64_t)x->esize;
+        q->st.bursts++;
+        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, x->pe);
         q->outstanding -= x->s.n;
         x->s.n = 0;
         return 0;
