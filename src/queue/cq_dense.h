@@ -166,4 +166,17 @@ static inline int sumwin_full(const cq_sumwin_t *w, uint64_t per_word, uint64_t 
     return w->n >= per_word * sumwin_touched(w) || w->n >= max_elems / 4;
 }
 
+/* Applies w's sums (acc, from displacement w->lo of base) with one CPU atomic per word
+ * touched, complete on return: its records leave the outstanding count, the words whose
+ * sum was 0 count as merged away. Returns the words applied. */
+static inline uint64_t sumwin_apply(shmem_queue_t q, cq_sumwin_t *w, uint64_t *acc,
+                                    unsigned char *base, int esize)
+{
+    uint64_t m = dense_apply(acc, w->min, w->max, base + w->lo, esize);
+    q->st.combined_ops += w->n - m;
+    q->outstanding -= w->n;
+    w->n = 0;
+    return m;
+}
+
 #endif

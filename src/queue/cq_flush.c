@@ -96,7 +96,7 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
     unsigned char *nb = cq_node_target(c->pe, h->win, atomic);
     int rc;
     if (atomic && cq_rhold_take(q, c, nb, s->disp, s->opnd, n, &rc)) {
-        s->n = 0; /* held: sent later as sums (cq_rhold.c), outstanding until then */
+        s->n = 0; /* held: applied or sent later as sums (cq_rhold.c), outstanding until then */
         return rc;
     }
     shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);

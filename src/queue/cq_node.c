@@ -47,12 +47,8 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
  * queue with a flush timeout never holds (its records must reach memory on the timer). */
 void cq_node_hold_drain(shmem_queue_t q)
 {
-    if (!q->hold.n)
-        return;
-    q->st.combined_ops += q->hold.n - dense_apply(q->dense + CQ_SELF_AT, q->hold.min, q->hold.max,
-                                                  q->hold_base + q->hold.lo, q->hold_esize);
-    q->outstanding -= q->hold.n;
-    q->hold.n = 0;
+    if (q->hold.n)
+        (void)sumwin_apply(q, &q->hold, q->dense + CQ_SELF_AT, q->hold_base, q->hold_esize);
 }
 
 /* Takes the burst (n records, range r; `pushed` records leave the outstanding count when

@@ -53,18 +53,14 @@ static int drain(shmem_queue_t q, int w)
         return 0;
     if (x->base) { /* a node peer's: one CPU atomic per word, complete on return, counted
                       as the node burst it replaces (cq_node_burst) */
-        uint64_t m = dense_apply(x->acc, x->s.min, x->s.max, x->base + x->s.lo, x->esize);
-        q->st.combined_ops += x->s.n - m;
-        q->st.bytes += m * (uint64_t)x->esize;
+        q->st.bytes += sumwin_apply(q, &x->s, x->acc, x->base, x->esize) * (uint64_t)x->esize;
         q->st.bursts++;
         shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, x->pe);
-        q->outstanding -= x->s.n;
-        x->s.n = 0;
         return 0;
     }
-    const cq_msghdr_t h0 = *chunk_hdr(x->chunk[0]);
-    const int pe = x->chunk[0]->pe;
-    const uint64_t held = x->s.n, cap = chunk_records(q, h0.esize);
+    const cq_msghdr_t h0 = *chunk_hdr(x->chunk[0]); /* every kept chunk's header */
+    const int pe = x->pe, esize = x->esize;
+    const uint64_t held = x->s.n, cap = chunk_records(q, (size_t)esize);
     uint64_t k = x->s.min, sent = 0;
     int used = 0, rc = 0;
     x->s.n = 0;
@@ -73,7 +69,7 @@ static int drain(shmem_queue_t q, int w)
         cq_chunk_t *c = x->chunk[used];
         /* the records where slot_open puts them: displacements, then operands at cap */
         unsigned char *data = chunk_data(c);
-        uint32_t m = dense_emit(x->acc, &k, x->s.max, x->s.lo, h0.esize, (uint64_t *)(void *)data,
+        uint32_t m = dense_emit(x->acc, &k, x->s.max, x->s.lo, esize, (uint64_t *)(void *)data,
                                 data + cap * 8, (uint32_t)cap);
         if (m == 0) /* the rest summed to 0 */
             break;
@@ -90,7 +86,7 @@ static int drain(shmem_queue_t q, int w)
     for (; k <= x->s.max; k++) { /* sums of 0 (mod 2^32 for 4-byte words), by the rule above */
         uint64_t v = x->acc[k];
         x->acc[k] = 0;
-        if (h0.esize == 8 ? v != 0 : (uint32_t)v != 0)
+        if (esize == 8 ? v != 0 : (uint32_t)v != 0)
             shmemi_fatal("shmem_queue", "held sums for PE %d outgrew their chunks", pe);
     }
     for (; used < x->nch; used++)
