@@ -107,6 +107,53 @@ TEST(Legacy, Broadcast)
     shmem_barrier_all();
 }
 
+// The 1.4 broadcast's root leaves once its data are posted (coll_node.c): back to back
+// with no barrier between, mixed with other collectives on the same PEs, sizes that
+// travel in the root's slot and sizes read from its source, and a PE arriving late. The
+// root overwrites its source at once after each call; every PE checks every round.
+TEST(Legacy, BroadcastBackToBackRootRunsAhead)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    const size_t big = 3000; // 24000 bytes: more than a node slot holds
+    Buf<int64_t> src(big + 1), dst(big + 1), red(2);
+    for (int pass = 0; pass < 2; pass++) { // a fixed root, then a rotating one
+        SCOPED_TRACE(pass == 0 ? "fixed root" : "rotating root");
+        for (int r = 0; r < 200; r++) {
+            int root = pass == 0 ? n - 1 : r % n;
+            size_t k = r % 11 == 0 ? 0 : r % 5 == 4 ? big : (size_t)(1 + r % 7);
+            for (size_t w = 0; w <= big; w++)
+                dst.p[w] = -1;
+            if (me == root)
+                for (size_t w = 0; w < k; w++)
+                    src.p[w] = (int64_t)r * 100000 + (int64_t)w + 1;
+            if (r == 50 && me == (root + 1) % n)
+                compute_for(0.2); // the root is at most one step ahead of this PE
+            shmem_broadcast64(dst.p, src.p, k, root, 0, 0, n, pSync);
+            if (me == root) {
+                for (size_t w = 0; w < k; w++)
+                    src.p[w] = -7; // the data left with the call
+                for (size_t w = 0; w <= big; w++)
+                    ASSERT_EQ(dst.p[w], -1) << "round " << r << ": the root's dest was written";
+            } else {
+                for (size_t w = 0; w < k; w++)
+                    ASSERT_EQ(dst.p[w], (int64_t)r * 100000 + (int64_t)w + 1)
+                        << "round " << r << " word " << w;
+                ASSERT_EQ(dst.p[k], -1) << "round " << r << ": written past the end";
+            }
+            if (r % 16 == 15) { // other collectives on the same PEs, no barrier between
+                red.p[0] = me + r;
+                ASSERT_EQ(shmem_int64_sum_reduce(SHMEM_TEAM_WORLD, &red.p[1], &red.p[0], 1), 0);
+                ASSERT_EQ(red.p[1], (int64_t)n * (n - 1) / 2 + (int64_t)n * r);
+                long *l = reinterpret_cast<long *>(red.p);
+                l[0] = 2;
+                shmem_long_prod_to_all(&l[1], &l[0], 1, 0, 0, n, pWrk_l, pSync);
+                ASSERT_EQ(l[1], 1L << n);
+            }
+        }
+    }
+    shmem_barrier_all();
+}
+
 TEST(Legacy, CollectFcollectAlltoall)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();

@@ -347,13 +347,52 @@ void shmemi_cn_wait(const struct shmemi_cnode *c, const shmemi_coll_t *g, const 
 
 enum { CN_SAME_SIZE = 1 };
 
-/* Post this PE's step (payload already at cn_out) with its header, wait for every peer's
- * and check the headers: 0 when every PE accepted its arguments and kind (and size,
- * with CN_SAME_SIZE, and root) agree, else -1 on every PE, reported as agree.c does. */
-static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, int bad,
-                    uint64_t kind, uint64_t size, int64_t root, uint64_t extra, int flags)
+/* Fold peer j's header p of a step into the verdict: the lowest PE that rejected its
+ * arguments, and the first difference from this PE's kind, size (CN_SAME_SIZE) or root. */
+static inline void cn_check(const cn_line_t *p, int j, uint64_t kind, uint64_t size,
+                            int64_t root, int flags, shmemi_agree_verdict_t *v)
+{
+    if (p->bad && (v->first_bad < 0 || j < v->first_bad))
+        v->first_bad = j;
+    if (v->differs < 0 && p->kind != kind)
+        v->differs = 0;
+    else if (v->differs < 0 && (flags & CN_SAME_SIZE) && p->size != size)
+        v->differs = 1;
+    else if (v->differs < 0 && p->root != root)
+        v->differs = 2;
+}
+
+/* Before this PE writes a slot again: when it left its last step without waiting for
+ * the peers (the root of shmemi_cnode_bcast's 1.4 form), wait until every peer has posted that
+ * step, which a peer does after it finished reading the step before, whose slots the
+ * next step reuses. The peers' headers of that step are still there (they cannot post
+ * the step after before this PE posts its next), so a PE that rejected its arguments,
+ * or called another routine, size or root, is reported then. */
+static void cn_catch_up(const shmemi_coll_t *g)
 {
     struct shmemi_cnode *c = g->node;
+    const char *routine = c->ahead;
+    if (SHMEMI_LIKELY(routine == NULL))
+        return;
+    c->ahead = NULL;
+    uint64_t e = c->epoch;
+    const cn_line_t *mine = cn_slot(c, c->me, e);
+    shmemi_agree_verdict_t v = {-1, -1};
+    for (int k = 1; k < c->n; k++) {
+        int j = (c->me + k) % c->n;
+        const cn_line_t *p = cn_slot(c, j, e);
+        shmemi_cn_wait(c, g, routine, 1, p, e);
+        cn_check(p, j, mine->kind, mine->size, mine->root, CN_SAME_SIZE, &v);
+    }
+    if (SHMEMI_UNLIKELY(v.first_bad >= 0 || v.differs >= 0))
+        shmemi_agree_report(routine, g->me, g->loud, (int)mine->bad, &v);
+}
+
+/* Write this PE's header of its next step (its payload is at cn_out already) and post
+ * it; the step's epoch. */
+static uint64_t cn_announce(struct shmemi_cnode *c, int bad, uint64_t kind, uint64_t size,
+                            int64_t root, uint64_t extra)
+{
     uint64_t e = ++c->epoch;
     cn_line_t *l = cn_slot(c, c->me, e);
     l->kind = kind;
@@ -362,24 +401,28 @@ static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, i
     l->root = root;
     l->bad = (uint32_t)bad;
     shmemi_cn_post(l, e);
-    int first_bad = -1, differs = -1;
+    return e;
+}
+
+/* Post this PE's step (payload already at cn_out) with its header, wait for every peer's
+ * and check the headers: 0 when every PE accepted its arguments and kind (and size,
+ * with CN_SAME_SIZE, and root) agree, else -1 on every PE, reported as agree.c does. */
+static int cn_round(const char *routine, const shmemi_coll_t *g, int watchdog, int bad,
+                    uint64_t kind, uint64_t size, int64_t root, uint64_t extra, int flags)
+{
+    struct shmemi_cnode *c = g->node;
+    cn_catch_up(g);
+    uint64_t e = cn_announce(c, bad, kind, size, root, extra);
+    shmemi_agree_verdict_t v = {-1, -1};
     for (int k = 1; k <= c->n; k++) {
         int j = (c->me + k) % c->n; /* start past me: the PEs do not all poll PE 0 first */
         const cn_line_t *p = cn_slot(c, j, e);
         if (j != c->me)
             shmemi_cn_wait(c, g, routine, watchdog, p, e);
-        if (p->bad && (first_bad < 0 || j < first_bad))
-            first_bad = j;
-        if (differs < 0 && p->kind != kind)
-            differs = 0;
-        else if (differs < 0 && (flags & CN_SAME_SIZE) && p->size != size)
-            differs = 1;
-        else if (differs < 0 && p->root != root)
-            differs = 2;
+        cn_check(p, j, kind, size, root, flags, &v);
     }
-    if (SHMEMI_LIKELY(first_bad < 0 && differs < 0))
+    if (SHMEMI_LIKELY(v.first_bad < 0 && v.differs < 0))
         return 0;
-    shmemi_agree_verdict_t v = {first_bad, differs};
     shmemi_agree_report(routine, g->me, g->loud, bad, &v);
     return -1;
 }
@@ -398,6 +441,7 @@ static int cn_first(const char *routine, const shmemi_coll_t *g, int bad, const 
                     size_t nbytes, uint64_t size, int64_t root, uint64_t extra, int flags)
 {
     shmemi_cn_sync_windows();
+    cn_catch_up(g);
     if (!bad && src && nbytes && nbytes <= CN_CAP)
         memcpy(cn_out(g->node), src, nbytes);
     return cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), size, root, extra, flags);
@@ -435,6 +479,21 @@ int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
 {
     struct shmemi_cnode *c = g->node;
     int am_root = c->me == root, small = nbytes <= CN_CAP;
+    if (am_root && !write_root && small) {
+        /* The 1.4 form: the root writes nothing and returns nothing, so no PE's verdict
+         * changes what it does. Its data in its slot, it posts and leaves, as the roots
+         * of OSHMEM and SOS return once their data are on the way; the others still
+         * wait for every PE's header (the agreement: none writes unless all accepted).
+         * The root's next step waits for them (cn_catch_up), and reports there a PE that
+         * rejected its arguments. Larger data are read from its source: it waits. */
+        shmemi_cn_sync_windows();
+        cn_catch_up(g);
+        if (!bad && nbytes)
+            memcpy(cn_out(c), source, nbytes);
+        (void)cn_announce(c, bad, shmemi_agree_kind(routine), nbytes, root, 0);
+        c->ahead = routine;
+        return bad ? -1 : 0;
+    }
     if (cn_first(routine, g, bad, am_root ? source : NULL, nbytes, nbytes, root, 0,
                  CN_SAME_SIZE))
         return -1;
@@ -536,6 +595,7 @@ int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad,
     size_t n = (size_t)c->n, blk = nelems * esize; /* no overflow: checked by the caller */
     int small = !bad && blk <= CN_CAP / n;
     shmemi_cn_sync_windows();
+    cn_catch_up(g);
     if (small && blk) { /* pack my n blocks contiguously */
         unsigned char *o = cn_out(c);
         for (size_t j = 0; j < n; j++) {
