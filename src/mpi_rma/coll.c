@@ -737,23 +737,6 @@ SHMEMQ_RMA_TYPES(SHMEMI_DEF_COLL_MOVE)
 #define SHMEMI_MPI_OP_sum MPI_SUM
 #define SHMEMI_MPI_OP_prod MPI_PROD
 
-/* The node path's element-wise kernels (coll_node.c): inout = in OP inout. */
-#define SHMEMI_C_OP_and(a, b) ((a) & (b))
-#define SHMEMI_C_OP_or(a, b) ((a) | (b))
-#define SHMEMI_C_OP_xor(a, b) ((a) ^ (b))
-#define SHMEMI_C_OP_max(a, b) ((a) > (b) ? (a) : (b))
-#define SHMEMI_C_OP_min(a, b) ((a) < (b) ? (a) : (b))
-#define SHMEMI_C_OP_sum(a, b) ((a) + (b))
-#define SHMEMI_C_OP_prod(a, b) ((a) * (b))
-#define SHMEMI_DEF_ROP(T, N, OP)                                                             \
-    static void rop_##N##_##OP(void *inout, const void *in, size_t count)                    \
-    {                                                                                        \
-        T *a = (T *)inout;                                                                   \
-        const T *b = (const T *)in;                                                          \
-        for (size_t i = 0; i < count; i++)                                                   \
-            a[i] = (T)SHMEMI_C_OP_##OP(b[i], a[i]);                                          \
-    }
-
 #define SHMEMI_DEF_REDUCE(T, N, OP)                                                          \
     SHMEMI_DEF_ROP(T, N, OP)                                                                 \
     int shmem_##N##_##OP##_reduce(shmem_team_t team, T *dest, const T *source,               \

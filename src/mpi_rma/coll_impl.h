@@ -23,6 +23,24 @@ typedef struct {
  * reduction routine); NULL: MPI_Reduce_local with the routine's (dt, op). */
 typedef void (*shmemi_rop_fn)(void *inout, const void *in, size_t count);
 
+/* The node path's element-wise kernels (coll_node.c), one static shmemi_rop_fn per
+ * (type, op) in the file that defines the routine: inout = in OP inout. */
+#define SHMEMI_C_OP_and(a, b) ((a) & (b))
+#define SHMEMI_C_OP_or(a, b) ((a) | (b))
+#define SHMEMI_C_OP_xor(a, b) ((a) ^ (b))
+#define SHMEMI_C_OP_max(a, b) ((a) > (b) ? (a) : (b))
+#define SHMEMI_C_OP_min(a, b) ((a) < (b) ? (a) : (b))
+#define SHMEMI_C_OP_sum(a, b) ((a) + (b))
+#define SHMEMI_C_OP_prod(a, b) ((a) * (b))
+#define SHMEMI_DEF_ROP(T, N, OP)                                                             \
+    static void rop_##N##_##OP(void *inout, const void *in, size_t count)                    \
+    {                                                                                        \
+        T *a = (T *)inout;                                                                   \
+        const T *b = (const T *)in;                                                          \
+        for (size_t i = 0; i < count; i++)                                                   \
+            a[i] = (T)SHMEMI_C_OP_##OP(b[i], a[i]);                                          \
+    }
+
 /* Copy nbytes from source on PE root to dest on every PE (on root too when
  * write_root; the 1.4 active-set form leaves the root's dest alone). */
 int shmemi_coll_bcast(const char *routine, const shmemi_coll_t *g, void *dest,

@@ -232,6 +232,7 @@ SHMEMI_DEF_LEGACY_MOVE(64)
 #define SHMEMI_LEGACY_OP_prod MPI_PROD
 
 #define SHMEMI_DEF_TO_ALL(T, N, OP)                                                           \
+    SHMEMI_DEF_ROP(T, N, OP)                                                                  \
     void shmem_##N##_##OP##_to_all(T *dest, const T *source, int nreduce, int PE_start,       \
                                    int logPE_stride, int PE_size, T *pWrk, long *pSync)       \
     {                                                                                         \
@@ -247,7 +248,8 @@ SHMEMI_DEF_LEGACY_MOVE(64)
             return;                                                                           \
         }                                                                                     \
         (void)shmemi_coll_reduce(routine, &g, dest, source, (size_t)nreduce, sizeof(T),       \
-                                 SHMEMI_LEGACY_DT_##N, SHMEMI_LEGACY_OP_##OP, NULL);          \
+                                 SHMEMI_LEGACY_DT_##N, SHMEMI_LEGACY_OP_##OP,                 \
+                                 rop_##N##_##OP);                                             \
     }                                                                                         \
     SHMEMI_PROFILE(shmem_##N##_##OP##_to_all)
 #define SHMEMI_DEF_TO_ALL_BIT(T, N) \
