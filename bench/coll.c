@@ -14,6 +14,9 @@
  * communicator) and SHMEMQ_COLL_HIER=1 ("hier": node step, leaders' MPI step, node step,
  * whatever the size); "shmem" on WORLD is what the auto rule picks. Run it across nodes
  * (SHMEMQ_NODE_PES=2 -n 4 simulates two nodes of two) for the hierarchical comparison.
+ * And "v14": the 1.4 active-set routines over all PEs (shmem_broadcast64,
+ * shmem_fcollect64, shmem_collect64, shmem_longlong_sum_to_all, shmem_alltoall64; two
+ * pSync sets alternating), which OSU's osu_oshm_* call and a 1.4 library times as "shmem".
  *
  * bytes is what one PE contributes (broadcast: the message; alltoall: one block).
  * Sizes 8 B .. -m bytes (default 1 MiB) by factors of 8, and -m itself. Each (op, size) runs -r reps
@@ -55,8 +58,8 @@ static int *counts, *displs;     /* MPI_Allgatherv */
 #define BENCH_LEGACY 1
 #endif
 
-enum { V_SHMEM, V_MPI, V_FLAT, V_HIER, N_VARS };
-static const char *var_name[N_VARS] = {"shmem", "mpi", "flat", "hier"};
+enum { V_SHMEM, V_MPI, V_FLAT, V_HIER, V_V14, N_VARS };
+static const char *var_name[N_VARS] = {"shmem", "mpi", "flat", "hier", "v14"};
 static int nvars = 2;
 #ifndef BENCH_LEGACY
 static shmem_team_t var_team[N_VARS]; /* V_SHMEM: WORLD; V_FLAT, V_HIER: copies */
@@ -111,9 +114,8 @@ static int check(int op, size_t bytes, int salt)
     return 0;
 }
 
-#ifdef BENCH_LEGACY
-/* OpenSHMEM 1.4 libraries (Open MPI 4.1's OSHMEM): no teams, so the active-set routines
- * over all PEs, alternating two pSync sets (a set is reused only after the next call). */
+/* The 1.4 active-set routines over all PEs, alternating two pSync sets (a set is reused
+ * only after the next call): a 1.4 library's "shmem" (no teams there), a 1.5 one's "v14". */
 static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
                          ? (SHMEM_REDUCE_SYNC_SIZE > SHMEM_ALLTOALL_SYNC_SIZE
                                 ? SHMEM_REDUCE_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)
@@ -121,11 +123,9 @@ static long psync[2][SHMEM_REDUCE_SYNC_SIZE > SHMEM_COLLECT_SYNC_SIZE
                                 ? SHMEM_COLLECT_SYNC_SIZE : SHMEM_ALLTOALL_SYNC_SIZE)];
 static long long *pwrk;
 static int pk;
-#endif
 
-static void run_shmem(int op, size_t bytes, int v)
+static void run_v14(int op, size_t bytes)
 {
-#ifdef BENCH_LEGACY
     long *ps = psync[pk ^= 1];
     size_t w = bytes / 8;
     switch (op) {
@@ -144,7 +144,18 @@ static void run_shmem(int op, size_t bytes, int v)
         break;
     case OP_ALLTOALL: shmem_alltoall64(dst, src, w, 0, 0, npes, ps); break;
     }
+}
+
+static void run_shmem(int op, size_t bytes, int v)
+{
+#ifdef BENCH_LEGACY
+    (void)v;
+    run_v14(op, bytes);
 #else
+    if (v == V_V14) {
+        run_v14(op, bytes);
+        return;
+    }
     shmem_team_t t = var_team[v];
     switch (op) {
     case OP_BARRIER:
@@ -277,15 +288,18 @@ int main(int argc, char **argv)
         shmem_global_exit(1);
     }
     displs = counts + npes;
-#ifdef BENCH_LEGACY
     for (int i = 0; i < 2; i++)
         for (size_t k = 0; k < sizeof psync[i] / sizeof(long); k++)
             psync[i][k] = SHMEM_SYNC_VALUE;
     size_t nw = maxbytes / 8 / 2 + 1;
     pwrk = shmem_malloc(sizeof(long long) *
                         (nw > SHMEM_REDUCE_MIN_WRKDATA_SIZE ? nw : SHMEM_REDUCE_MIN_WRKDATA_SIZE));
+    if (!pwrk) {
+        fprintf(stderr, "bench/coll: out of memory\n");
+        shmem_global_exit(1);
+    }
     shmem_barrier_all();
-#else
+#ifndef BENCH_LEGACY
     /* The flat and hierarchical copies of WORLD: the setting is read at a team's first
      * collective, so each copy syncs once under its value. */
     const char *was = getenv("SHMEMQ_COLL_HIER");
@@ -323,7 +337,7 @@ int main(int argc, char **argv)
             long it = bytes <= 4096 ? base_iters : (long)(base_iters * 4096.0 / (double)bytes);
             if (it < 10)
                 it = 10;
-            double best[N_VARS] = {1e30, 1e30, 1e30, 1e30};
+            double best[N_VARS] = {1e30, 1e30, 1e30, 1e30, 1e30};
             for (int rep = 0; rep < reps; rep++) {
                 for (int v = 0; v < nvars; v++) {
                     int salt = rep * N_VARS + v;
@@ -393,6 +407,7 @@ int main(int argc, char **argv)
     shmem_team_destroy(var_team[V_FLAT]);
     shmem_team_destroy(var_team[V_HIER]);
 #endif
+    shmem_free(pwrk);
     shmem_free(dst);
     shmem_free(src);
     free(counts);
