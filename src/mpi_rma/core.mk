@@ -26,6 +26,7 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/xport_am.h \
 	src/mpi_rma/xport_am_proto.h \
 	src/mpi_rma/xport_am.c \
+	src/mpi_rma/xport_am_burst.c \
 	src/mpi_rma/xport_am_comb.c \
 	src/mpi_rma/xport_pack.c \
 	src/mpi_rma/xport_am_init.c \

@@ -1,7 +1,8 @@
 /* xport_am.c: the AM transport's origin side (xport_am.h): requests to the server of the
  * target's node, the replies they wait for, completion (quiet, flush), the comm queue's
- * bursts. The wire format is xport_am_proto.h's; the server is xport_am_serve.c; the
- * choice made at init and the set-up are xport_am_init.c's.
+ * get bursts in flight. The wire format is xport_am_proto.h's; the comm queue's bursts
+ * are made into requests in xport_am_burst.c; the server is xport_am_serve.c; the choice
+ * made at init and the set-up are xport_am_init.c's.
  *
  * Origin state is under one lock (o.lock): the reply slots, the sends in flight and the
  * servers sent to since their last flush. Requests are sent under it, so requests of
@@ -31,7 +32,6 @@ static struct {
     int *dirty_list;
     int n_dirty;
     int quieting; /* quiets in progress (another thread's quiet may hold our flush) */
-    uint64_t bursts[2]; /* atomic bursts sent as they are, packed (shmemi_am_burst_stats) */
 } o = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *am_routine = "shmemq AM transport";
@@ -246,6 +246,21 @@ unsigned char *shmemi_am_req_buf(size_t n)
 void shmemi_am_throttle(int server)
 {
     throttle(server);
+}
+
+/* ---- for the comm queue's bursts (xport_am_burst.c) ---- */
+
+unsigned char *shmemi_am_req_copy(const am_req_t *h, const void *a, size_t na, const void *b,
+                                  size_t nb, size_t *n)
+{
+    return req_copy(h, a, na, b, nb, n);
+}
+
+void shmemi_am_burst_throttle(int server)
+{
+    no_hooks = 1; /* the queue is in the middle of its own state changes */
+    throttle(server);
+    no_hooks = 0;
 }
 
 /* ---- atomics ---- */
@@ -651,38 +666,15 @@ void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get
         batch_wait(&g);
 }
 
-/* ---- the comm queue's bursts ---- */
+/* ---- the comm queue's get bursts and bytes ---- */
 
-/* The first failure is noted in st: the queue returns an error (SHMEM_QUEUE_ERR_MPI). */
-static void burst_note(shmemi_xp_status_t *st, int rc, const char *call)
-{
-    if (rc != MPI_SUCCESS && st->rc == 0) {
-        st->rc = rc;
-        st->call = call;
-    }
-}
-
-/* Bytes of a PUTS record stream of n records, and the payload bytes in it. */
-static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
-{
-    size_t off = 0;
-    *bytes = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        uint64_t len;
-        memcpy(&len, p + off + 8, 8);
-        *bytes += len;
-        off += 16 + ((len + 7) & ~(uint64_t)7);
-    }
-    return off;
-}
-
-/* A get burst: post the receive of its values, send the request and return; the values
+/* A get burst (shmemi_am_burst): post the receive of its values, send the request and return; the values
  * are scattered to the local addresses when the reply is reaped: at the latest by the
  * queue's completion (shmemi_am_burst_quiet, which waits for every get burst), earlier
  * when the bound of AM_GET_BURSTS in flight makes a new one complete the oldest. Waiting
  * runs no progress hook (no_hooks): the queue is in the middle of its own state changes.
  * Returns the data bytes. */
-static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
+size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
 {
     int server = shmemi_am.server[b->pe];
     int typed = b->kind == SHMEMI_XB_TYPED_GETS;
@@ -745,7 +737,7 @@ static size_t burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_statu
     no_hooks = 0;
     if (rc != MPI_SUCCESS) {
         free(g);
-        burst_note(st, rc, "MPI_Isend");
+        am_burst_note(st, rc, "MPI_Isend");
         return 0;
     }
     return total;
@@ -764,79 +756,6 @@ void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region
     else
         put_bytes(&t, off, buf, len); /* copied: buf is free on return */
     no_hooks = 0;
-}
-
-/* An atomic burst as AM_BURSTP: 4 bytes a record on the wire instead of 12 or 16, and a
- * quarter of the bytes for the server to read. The displacements are narrowed while they
- * are copied into the request, which the plain form copies anyway. */
-static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
-{
-    h->kind = AM_BURSTP;
-    __atomic_add_fetch(&o.bursts[1], 1, __ATOMIC_RELAXED);
-    *n = sizeof *h + (size_t)b->n * 4 + b->esize;
-    unsigned char *buf = req_buf(*n);
-    memcpy(buf, h, sizeof *h);
-    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)b->disp, b->n);
-    memcpy(buf + sizeof *h + (size_t)b->n * 4, b->elems, b->esize);
-    return buf;
-}
-
-void shmemi_am_burst_stats(uint64_t out[2])
-{
-    out[0] = __atomic_load_n(&o.bursts[0], __ATOMIC_RELAXED);
-    out[1] = __atomic_load_n(&o.bursts[1], __ATOMIC_RELAXED);
-}
-
-size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
-{
-    am_req_t h;
-    memset(&h, 0, sizeof h);
-    h.region = (uint8_t)b->region;
-    h.size = (uint8_t)b->esize;
-    h.pe = b->pe;
-    h.len = b->n;
-    const void *a = b->disp, *e = b->elems;
-    size_t na = (size_t)b->n * 8, ne = (size_t)b->n * b->esize, bytes = ne, n;
-    unsigned char *buf = NULL;
-    switch (b->kind) {
-    case SHMEMI_XB_ATOMICS:
-        h.kind = AM_BURST;
-        h.op = (uint8_t)b->op;
-        if (shmemi_burst_packable(b->disp, b->elems, b->esize, b->n))
-            buf = burst_pack(b, &h, &n);
-        else
-            __atomic_add_fetch(&o.bursts[0], 1, __ATOMIC_RELAXED);
-        break;
-    case SHMEMI_XB_TYPED_PUTS:
-        h.kind = AM_BTPUT;
-        break;
-    case SHMEMI_XB_PUTS:
-        h.kind = AM_BPUT;
-        a = b->records;
-        na = puts_stream(b->records, b->n, &bytes);
-        e = NULL;
-        ne = 0;
-        break;
-    case SHMEMI_XB_TYPED_GETS:
-        h.kind = AM_BTGET;
-        return burst_get(b, &h, st);
-    default:
-        h.kind = AM_BGET;
-        return burst_get(b, &h, st);
-    }
-    if (!buf)
-        buf = req_copy(&h, a, na, e, ne, &n);
-    pthread_mutex_lock(&o.lock);
-    int rc = send_buf(shmemi_am.server[b->pe], &h, buf, n);
-    pthread_mutex_unlock(&o.lock);
-    if (rc != MPI_SUCCESS) {
-        burst_note(st, rc, "MPI_Isend");
-        return 0;
-    }
-    no_hooks = 1;
-    throttle(shmemi_am.server[b->pe]);
-    no_hooks = 0;
-    return bytes;
 }
 
 /* ---- set-up and shutdown of the origin state (xport_am_init.c decides and calls) ---- */

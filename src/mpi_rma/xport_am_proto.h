@@ -144,6 +144,24 @@ void shmemi_am_unlock(void);
 int shmemi_am_send_owned(int server, const am_req_t *h, unsigned char *buf, size_t n);
 unsigned char *shmemi_am_req_buf(size_t n);
 void shmemi_am_throttle(int server);
+/* For the comm queue's bursts (xport_am_burst.c): a request copied from its parts (as
+ * shmemi_am_req_buf, malloc'd); a get burst sent, its reply scattered to the local
+ * addresses by the queue's completion (shmemi_am_burst); the flow control without the
+ * progress hooks. */
+unsigned char *shmemi_am_req_copy(const am_req_t *h, const void *a, size_t na, const void *b,
+                                  size_t nb, size_t *n);
+size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st);
+void shmemi_am_burst_throttle(int server);
+
+/* The first failure of a burst is noted in st: the queue returns SHMEM_QUEUE_ERR_MPI. */
+static inline void am_burst_note(shmemi_xp_status_t *st, int rc, const char *call)
+{
+    if (rc != MPI_SUCCESS && st->rc == 0) {
+        st->rc = rc;
+        st->call = call;
+    }
+}
+
 /* The combining: hold a non-fetching atomic (0: not held, send it as a request); before a
  * request h to server, send what must precede it; send everything held for server's PEs
  * (all: -1). Lock held for _before and _send, not for _add. */
