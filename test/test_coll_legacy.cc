@@ -6,6 +6,7 @@
 #include <shmem.h>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 #include "test_util.h"
 
@@ -150,6 +151,41 @@ TEST(Legacy, BroadcastBackToBackRootRunsAhead)
                 ASSERT_EQ(l[1], 1L << n);
             }
         }
+    }
+    shmem_barrier_all();
+}
+
+// A non-root rejects its dest: nothing is written anywhere, the bad PE says why and every
+// other PE says which PE rejected, the root too, which left the broadcast without
+// waiting and learns it at its next collective (the barrier here).
+TEST(Legacy, BroadcastRejectedByOnePeIsReportedByTheRoot)
+{
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    REQUIRE_PES(2);
+    int bad = n - 1;
+    Buf<int64_t> src(2), dst(2);
+    int64_t local[2] = {-1, -1};
+    src.p[0] = 77;
+    dst.p[0] = -1;
+    shmem_barrier_all();
+    testing::internal::CaptureStderr();
+    shmem_broadcast64(me == bad ? local : dst.p, src.p, 1, 0, 0, 0, n, pSync);
+    shmem_barrier_all();
+    std::string err = testing::internal::GetCapturedStderr();
+    EXPECT_EQ(dst.p[0], -1);
+    EXPECT_EQ(local[0], -1);
+    std::string pe = "[shmemq PE " + std::to_string(me) + "] shmem_broadcast64: ";
+    if (me == bad) {
+        EXPECT_NE(err.find(pe + "dest"), std::string::npos) << err;
+    } else {
+        EXPECT_NE(err.find(pe + "team PE " + std::to_string(bad) + " rejected its arguments"),
+                  std::string::npos)
+            << err;
+    }
+    // and the next broadcast is whole
+    shmem_broadcast64(dst.p, src.p, 1, 0, 0, 0, n, pSync);
+    if (me != 0) {
+        EXPECT_EQ(dst.p[0], 77);
     }
     shmem_barrier_all();
 }

@@ -384,8 +384,8 @@ static void cn_catch_up(const shmemi_coll_t *g)
         shmemi_cn_wait(c, g, routine, 1, p, e);
         cn_check(p, j, mine->kind, mine->size, mine->root, CN_SAME_SIZE, &v);
     }
-    if (SHMEMI_UNLIKELY(v.first_bad >= 0 || v.differs >= 0))
-        shmemi_agree_report(routine, g->me, g->loud, (int)mine->bad, &v);
+    if (SHMEMI_UNLIKELY(v.first_bad >= 0 || v.differs >= 0)) /* as that routine reports */
+        shmemi_agree_report(routine, c->me, c->ahead_loud, (int)mine->bad, &v);
 }
 
 /* Write this PE's header of its next step (its payload is at cn_out already) and post
@@ -492,6 +492,7 @@ int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
             memcpy(cn_out(c), source, nbytes);
         (void)cn_announce(c, bad, shmemi_agree_kind(routine), nbytes, root, 0);
         c->ahead = routine;
+        c->ahead_loud = g->loud;
         return bad ? -1 : 0;
     }
     if (cn_first(routine, g, bad, am_root ? source : NULL, nbytes, nbytes, root, 0,

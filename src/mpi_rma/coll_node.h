@@ -35,6 +35,7 @@ struct shmemi_cnode {
     uint64_t epoch;        /* last step this PE posted */
     const char *ahead;     /* the routine whose step this PE left without waiting for the
                             * peers' (a 1.4 broadcast's root), else NULL: cn_catch_up */
+    int ahead_loud;        /* and how that routine reports (shmemi_coll_t.loud) */
     char **part;           /* per team PE: its part of the segment, mapped here */
     char **base[2];        /* per team PE: its heap / data segment mapped here */
     MPI_Win win;           /* MPI_WIN_NULL for a team of one */
