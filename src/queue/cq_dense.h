@@ -159,6 +159,13 @@ static inline uint64_t sumwin_touched(const cq_sumwin_t *w)
     return (uint64_t)w->max - w->min + 1;
 }
 
+/* Records a window of held sums (the PE's own, cq_node.c, and other PEs', cq_rhold.c)
+ * holds per word touched before it leaves: 64 measured better than 16 for other PEs (two
+ * nodes of two, 1k counters: 0.85 -> 1.02-1.13x mpi_alltoallv) and as good as 256, which
+ * holds more records outstanding; for a PE's own sums better than 4 (2 PEs, 1k counters:
+ * +5 % commq on one node, 0.82-0.97 -> 1.10-1.11x every PE its own node; bench/README.md). */
+#define CQ_SUM_PER_WORD 64
+
 /* Whether w has summed enough to leave: `per_word` records per word touched (most
  * words then take several), or a quarter of the queue's max_elems. */
 static inline int sumwin_full(const cq_sumwin_t *w, uint64_t per_word, uint64_t max_elems)

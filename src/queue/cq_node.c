@@ -38,8 +38,8 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
 /* ---- Held sums ----
  * ADD bursts to this PE's own memory, on a table a few times narrower than the records
  * pushed to it, are summed with plain adds into the array's top and applied later with
- * one CPU atomic per word touched: when the sums hold four times as many records as
- * words (most words then take several), when a burst falls outside the held window, and
+ * one CPU atomic per word touched: when the sums hold CQ_SUM_PER_WORD times as many
+ * records as words (most words then take many), when a burst falls outside the window, and
  * at every issue-all (local_flush, flush, a full queue's progress, destroy). A locked add
  * costs several plain ones even on a line in this cache, and the PE's own share of a
  * histogram was a quarter of its cycles in them (bench/README.md, "Held sums").
@@ -71,7 +71,7 @@ static int node_hold(shmem_queue_t q, unsigned char *base, const cq_range_t *r,
         q->hold_esize = esize;
     }
     sumwin_add(&q->hold, q->dense + CQ_SELF_AT, r, disp, opnd, n, esize, pushed);
-    if (sumwin_full(&q->hold, 4, q->max_elems))
+    if (sumwin_full(&q->hold, CQ_SUM_PER_WORD, q->max_elems))
         cq_node_hold_drain(q);
     return 1;
 }

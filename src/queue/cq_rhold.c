@@ -27,11 +27,6 @@
 #include "comm_queue.h"
 #include "cq_dense.h"
 
-/* Records a window holds per word touched before it leaves: 64 measured better than 16
- * (two nodes of two, 1k counters: 0.85 -> 1.02-1.13x mpi_alltoallv) and as good as 256,
- * which holds more records outstanding (bench/README.md). */
-#define RH_PER_WORD 64
-
 /* Windows in use at most: CQ_RHOLD_N, fewer in tests (shmemi_queue_comm_rhold_windows). */
 static int n_windows = CQ_RHOLD_N;
 
@@ -174,7 +169,7 @@ int cq_rhold_take(shmem_queue_t q, cq_chunk_t *c, unsigned char *base, const uin
         x->chunk[x->nch++] = c;
     else
         chunk_put(q, c);
-    if (sumwin_full(&x->s, RH_PER_WORD, q->max_elems)) {
+    if (sumwin_full(&x->s, CQ_SUM_PER_WORD, q->max_elems)) {
         int r2 = drain(q, w);
         if (r2 && !*rc)
             *rc = r2;
