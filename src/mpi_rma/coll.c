@@ -146,6 +146,8 @@ int shmemi_coll_agree(const char *routine, const shmemi_coll_t *g, int bad, uint
 {
     if (g->node)
         return shmemi_cnode_agree(routine, g, bad, size, root);
+    if (g->hier) /* the engines' agreement on such a team is hierarchical too */
+        return shmemi_chier_agree(routine, g, bad, size, root);
     if (g->n == 1) /* nobody to wait for */
         return bad ? -1 : 0;
     uint64_t v[3] = {shmemi_agree_kind(routine), size, root};

@@ -473,6 +473,21 @@ static int h_finish(struct shmemi_chier *h, const shmemi_coll_t *g, const shmemi
 
 /* ---- engines ---- */
 
+/* The agreement alone (shmemi_coll_agree): the first step of every engine, no data. */
+int shmemi_chier_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                       uint64_t root)
+{
+    struct shmemi_chier *h = g->hier;
+    shmemi_coll_t ng = node_group(h, g->loud);
+    uint64_t kind = shmemi_agree_kind(routine);
+    shmemi_agree_verdict_t v = {-1, -1};
+    int status = H_OK;
+    h_gather(h, &ng, routine, 1, kind, size, (int64_t)root, bad);
+    if (h->c->me == 0)
+        status = h_agree(h, routine, bad, kind, size, (int64_t)root, NULL, NULL, 0, &v);
+    return h_finish(h, g, &ng, routine, bad, status, H_HIER, &v, NULL, NULL, 0, 0) < 0 ? -1 : 0;
+}
+
 static int h_barrier(struct shmemi_chier *h, const shmemi_coll_t *g, const char *routine,
                      int watchdog)
 {

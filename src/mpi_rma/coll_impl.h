@@ -125,6 +125,8 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
 void shmemi_chier_setup(struct shmemq_team *team, const char *routine);
 void shmemi_chier_free(struct shmemq_team *team);
 int shmemi_chier_barrier(const char *routine, const shmemi_coll_t *g, int watchdog);
+int shmemi_chier_agree(const char *routine, const shmemi_coll_t *g, int bad, uint64_t size,
+                       uint64_t root); /* the agreement alone: 0, or -1 on every PE */
 int shmemi_chier_bcast(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
                        const void *source, size_t nbytes, int root, int write_root);
 int shmemi_chier_fcollect(const char *routine, const shmemi_coll_t *g, int bad, void *dest,

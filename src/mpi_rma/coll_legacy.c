@@ -3,7 +3,8 @@
  * An active set (PE_start, logPE_stride, PE_size) maps to a communicator, made on first
  * use with MPI_Comm_create_group (collective over the set's members only, as the 1.4
  * routines are) and cached by the triple; the whole world maps to shmemi.comm. The
- * collectives then run on the engines of coll.c. pSync and pWrk are accepted and not
+ * collectives then run on the engines of coll.c (the whole world's as SHMEM_TEAM_WORLD's:
+ * node shared memory, or hierarchical across nodes). pSync and pWrk are accepted and not
  * used: MPI collectives need no user scratch space. Cached communicators live until
  * shmem_finalize (a member cannot free one alone without the others agreeing; at
  * finalize every member frees it, in the same creation order). */
@@ -57,11 +58,14 @@ static int active_set(const char *routine, int start, int logstride, int size,
     g->n = size;
     g->loud = 1;
     g->node = NULL;
-    g->hier = NULL; /* active sets stay flat across nodes */
+    g->hier = NULL; /* other active sets stay flat across nodes */
     if (start == 0 && size == shmemi.n_pes) { /* logstride is then 0, or size 1 */
         g->comm = shmemi.comm;
-        /* the world's node collectives, when the job is one node (coll_node.c) */
+        /* the world team's collectives: through the node's shared memory when the job is
+         * one node (coll_node.c), else hierarchical where that measured faster
+         * (coll_hier.c; the choices are the team's, shared with its team routines) */
         g->node = shmemi_cnode_get(&shmemi.team_world, routine, 1);
+        g->hier = shmemi.team_world.chier;
         return 0;
     }
     if (size == 1) {
