@@ -543,8 +543,7 @@ static int coll_reduce(const char *routine, const shmemi_coll_t *g, void *dest,
 {
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
     if (g->node)
-        return shmemi_cnode_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
-                                   op, fn);
+        return shmemi_cnode_reduce(routine, g, in_place < 0, dest, source, count, esize, fn);
     if (g->hier) {
         int rc = shmemi_chier_reduce(routine, g, in_place < 0, dest, source, count, esize, dt,
                                      op, fn);
@@ -576,8 +575,8 @@ static int coll_scan(const char *routine, const shmemi_coll_t *g, void *dest,
     int in_place = reduction_buffers(routine, g, dest, source, count, esize);
     if (g->node) {
         /* small ones in shared memory; larger ones agreed there, moved by MPI below */
-        int rc = shmemi_cnode_scan(routine, g, in_place < 0, dest, source, count, esize, dt,
-                                   fn, exclusive);
+        int rc = shmemi_cnode_scan(routine, g, in_place < 0, dest, source, count, esize, fn,
+                                   exclusive);
         if (rc <= 0)
             return rc;
     } else if (shmemi_coll_agree(routine, g, in_place < 0, count, 0)) {

@@ -686,9 +686,7 @@ int shmemi_chier_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
             if (dest != source)
                 memcpy(dest, source, nbytes);
             for (int j = 1; j < c->n; j++)
-                shmemi_cn_rop(fn, dest,
-                              small ? (const void *)cn_in(c, j) : cn_peer(c, j, source), count,
-                              dt, op);
+                fn(dest, small ? (const void *)cn_in(c, j) : cn_peer(c, j, source), count);
             MPI_Request req;
             int rc = MPI_Iallreduce(MPI_IN_PLACE, dest, (int)count, dt, op, h->leaders, &req);
             status = h_leaders_done(h, routine, rc, &req, dest, nbytes);

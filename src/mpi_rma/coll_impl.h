@@ -19,12 +19,12 @@ typedef struct {
     struct shmemi_chier *hier; /* a team across nodes: coll_hier.c may, by size (or NULL) */
 } shmemi_coll_t;
 
-/* inout[i] = in[i] OP inout[i] for count elements of one type (coll.c makes one per
- * reduction routine); NULL: MPI_Reduce_local with the routine's (dt, op). */
+/* inout[i] = in[i] OP inout[i] for count elements of one type: every reduction routine
+ * passes its own (SHMEMI_DEF_ROP below), which the node paths fold with. */
 typedef void (*shmemi_rop_fn)(void *inout, const void *in, size_t count);
 
-/* The node path's element-wise kernels (coll_node.c), one static shmemi_rop_fn per
- * (type, op) in the file that defines the routine: inout = in OP inout. */
+/* The element-wise kernels: coll.c (team routines) and coll_legacy.c (1.4 *_to_all)
+ * define one static shmemi_rop_fn per (type, op) they offer: inout = in OP inout. */
 #define SHMEMI_C_OP_and(a, b) ((a) & (b))
 #define SHMEMI_C_OP_or(a, b) ((a) | (b))
 #define SHMEMI_C_OP_xor(a, b) ((a) ^ (b))
@@ -107,13 +107,12 @@ int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad,
                            const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
                            size_t esize);
 int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
-                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                        MPI_Op op, shmemi_rop_fn fn);
+                        const void *source, size_t count, size_t esize, shmemi_rop_fn fn);
 /* Prefix sums: small ones here; larger ones return 1 after the agreement, and the
  * caller moves the data with MPI (no second agreement). */
 int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
-                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                      shmemi_rop_fn fn, int exclusive);
+                      const void *source, size_t count, size_t esize, shmemi_rop_fn fn,
+                      int exclusive);
 
 /* ---- hierarchical collectives across nodes (coll_hier.c) ----
  * Set up with the team's node state (shmemi_cnode_get) when the team spans nodes and

@@ -363,9 +363,9 @@ static inline void cn_check(const cn_line_t *p, int j, uint64_t kind, uint64_t s
 }
 
 /* Before this PE writes a slot again: when it left its last step without waiting for
- * the peers (the root of shmemi_cnode_bcast's 1.4 form), wait until every peer has posted that
- * step, which a peer does after it finished reading the step before, whose slots the
- * next step reuses. The peers' headers of that step are still there (they cannot post
+ * the peers (the root of shmemi_cnode_bcast's 1.4 form), wait until every peer has
+ * posted that step, which a peer does after it finished reading the step before, whose
+ * slots the next step reuses. The peers' headers of that step are still there (they cannot post
  * the step after before this PE posts its next), so a PE that rejected its arguments,
  * or called another routine, size or root, is reported then. */
 static void cn_catch_up(const shmemi_coll_t *g)
@@ -434,16 +434,23 @@ static void cn_close(const char *routine, const shmemi_coll_t *g)
     (void)cn_round(routine, g, 1, 0, 0, 0, 0, 0, 0);
 }
 
-/* The first step of the engines that stage a payload: this PE's nbytes from src (none
- * when src is NULL or its arguments were bad) go into its slot when they fit, then the
- * round with the agreement. */
-static int cn_first(const char *routine, const shmemi_coll_t *g, int bad, const void *src,
-                    size_t nbytes, uint64_t size, int64_t root, uint64_t extra, int flags)
+/* Stage this PE's nbytes from src (none when src is NULL or its arguments were bad) in
+ * its slot when they fit, once its last step's slots are free (cn_catch_up); the
+ * caller then posts the step. */
+static void cn_stage(const shmemi_coll_t *g, int bad, const void *src, size_t nbytes)
 {
     shmemi_cn_sync_windows();
     cn_catch_up(g);
     if (!bad && src && nbytes && nbytes <= CN_CAP)
         memcpy(cn_out(g->node), src, nbytes);
+}
+
+/* The first step of the engines that stage a payload: staged, then the round with the
+ * agreement (whose own cn_catch_up has nothing left to do). */
+static int cn_first(const char *routine, const shmemi_coll_t *g, int bad, const void *src,
+                    size_t nbytes, uint64_t size, int64_t root, uint64_t extra, int flags)
+{
+    cn_stage(g, bad, src, nbytes);
     return cn_round(routine, g, 1, bad, shmemi_agree_kind(routine), size, root, extra, flags);
 }
 
@@ -486,10 +493,7 @@ int shmemi_cnode_bcast(const char *routine, const shmemi_coll_t *g, int bad, voi
          * wait for every PE's header (the agreement: none writes unless all accepted).
          * The root's next step waits for them (cn_catch_up), and reports there a PE that
          * rejected its arguments. Larger data are read from its source: it waits. */
-        shmemi_cn_sync_windows();
-        cn_catch_up(g);
-        if (!bad && nbytes)
-            memcpy(cn_out(c), source, nbytes);
+        cn_stage(g, bad, source, nbytes);
         (void)cn_announce(c, bad, shmemi_agree_kind(routine), nbytes, root, 0);
         c->ahead = routine;
         c->ahead_loud = g->loud;
@@ -642,8 +646,7 @@ int shmemi_cnode_alltoalls(const char *routine, const shmemi_coll_t *g, int bad,
 }
 
 int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
-                        const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                        MPI_Op op, shmemi_rop_fn fn)
+                        const void *source, size_t count, size_t esize, shmemi_rop_fn fn)
 {
     struct shmemi_cnode *c = g->node;
     size_t nbytes = count * esize; /* checked by the caller */
@@ -656,7 +659,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
         /* Every PE folds all contributions in PE order: the same bits everywhere. */
         memcpy(dest, cn_in(c, 0), nbytes);
         for (int j = 1; j < c->n; j++)
-            shmemi_cn_rop(fn, dest, cn_in(c, j), count, dt, op);
+            fn(dest, cn_in(c, j), count);
     } else {
         /* PE i reduces elements [lo_i, hi_i) of every source into its own dest, then
          * every PE copies the other pieces from their owners' dests. Starting from its
@@ -670,7 +673,7 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
                 memcpy(d, (const char *)source + lo * esize, (hi - lo) * esize);
             for (size_t j = 0; j < n; j++)
                 if (j != me)
-                    shmemi_cn_rop(fn, d, cn_peer(c, (int)j, source) + lo * esize, hi - lo, dt, op);
+                    fn(d, cn_peer(c, (int)j, source) + lo * esize, hi - lo);
         }
         cn_close(routine, g);
         for (size_t j = 0; j < n; j++) {
@@ -686,8 +689,8 @@ int shmemi_cnode_reduce(const char *routine, const shmemi_coll_t *g, int bad, vo
 }
 
 int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void *dest,
-                      const void *source, size_t count, size_t esize, MPI_Datatype dt,
-                      shmemi_rop_fn fn, int exclusive)
+                      const void *source, size_t count, size_t esize, shmemi_rop_fn fn,
+                      int exclusive)
 {
     struct shmemi_cnode *c = g->node;
     size_t nbytes = count * esize;
@@ -704,7 +707,7 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
     } else {
         memcpy(dest, cn_in(c, 0), nbytes);
         for (int j = 1; j <= last; j++)
-            shmemi_cn_rop(fn, dest, cn_in(c, j), count, dt, MPI_SUM);
+            fn(dest, cn_in(c, j), count);
     }
     shmemi_cn_sync_windows();
     return 0;

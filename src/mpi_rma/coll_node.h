@@ -81,16 +81,6 @@ static inline void shmemi_cn_sync_windows(void)
     MPI_Win_sync(shmemi.data_win);
 }
 
-/* inout = in OP inout over count elements. */
-static inline void shmemi_cn_rop(shmemi_rop_fn fn, void *inout, const void *in, size_t count,
-                                 MPI_Datatype dt, MPI_Op op)
-{
-    if (fn)
-        fn(inout, in, count);
-    else
-        MPI_Reduce_local(in, inout, (int)count, dt, op); /* legacy: counts fit an int */
-}
-
 /* Set up c's segment over team (collective over team->comm; every member's heaps are
  * mapped here). Failures end the job: the peers are in the same call. */
 struct shmemi_cnode *shmemi_cn_alloc(struct shmemq_team *team, const char *routine);

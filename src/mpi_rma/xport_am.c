@@ -668,12 +668,12 @@ void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get
 
 /* ---- the comm queue's get bursts and bytes ---- */
 
-/* A get burst (shmemi_am_burst): post the receive of its values, send the request and return; the values
- * are scattered to the local addresses when the reply is reaped: at the latest by the
- * queue's completion (shmemi_am_burst_quiet, which waits for every get burst), earlier
- * when the bound of AM_GET_BURSTS in flight makes a new one complete the oldest. Waiting
- * runs no progress hook (no_hooks): the queue is in the middle of its own state changes.
- * Returns the data bytes. */
+/* A get burst (shmemi_am_burst): post the receive of its values, send the request and
+ * return; the values are scattered to the local addresses when the reply is reaped: at
+ * the latest by the queue's completion (shmemi_am_burst_quiet, which waits for every get
+ * burst), earlier when the bound of AM_GET_BURSTS in flight makes a new one complete the
+ * oldest. Waiting runs no progress hook (no_hooks): the queue is in the middle of its
+ * own state changes. Returns the data bytes. */
 size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
 {
     int server = shmemi_am.server[b->pe];
