@@ -84,32 +84,12 @@ static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
 }
 
 /* ---- the destination table: an open-addressing hash (linear probing) onto the dense
- * entries, so a porter run names its entry and a flush never hashes ---- */
-
-static inline uint32_t rt_hash(uint32_t d, uint32_t mask)
-{
-    /* Fibonacci hashing: the high half of the product spreads consecutive PEs */
-    return (uint32_t)((d * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
-}
-
-/* The entry of destination d, or UINT32_MAX. */
-static inline uint32_t rt_find(const struct shmemi_dq_route *rt, uint32_t d)
-{
-    if (rt->slot == NULL)
-        return UINT32_MAX;
-    uint64_t key = (uint64_t)(d + 1) << 32;
-    for (uint32_t h = rt_hash(d, rt->mask);; h = (h + 1) & rt->mask) {
-        uint64_t v = rt->slot[h];
-        if (v == 0)
-            return UINT32_MAX;
-        if ((v & ~(uint64_t)UINT32_MAX) == key)
-            return (uint32_t)v;
-    }
-}
+ * entries, so a porter run names its entry and a flush never hashes (the lookup,
+ * dq_rt_find, is in dq_route.h for the inline push) ---- */
 
 static void rt_slot_put(struct shmemi_dq_route *rt, uint32_t d, uint32_t i)
 {
-    uint32_t h = rt_hash(d, rt->mask);
+    uint32_t h = dq_rt_hash(d, rt->mask);
     while (rt->slot[h])
         h = (h + 1) & rt->mask;
     rt->slot[h] = (uint64_t)(d + 1) << 32 | i;
@@ -146,7 +126,8 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
         rt_rehash(rt, nslots ? 2 * nslots : 4) != 0)
         return UINT32_MAX;
     uint32_t i = rt->nent++;
-    rt->ent[i] = (struct dq_dent){d, 0, 0};
+    uint32_t l = (uint32_t)dq_plan_porter(dq_rt_grid(rt, (int)d), rt->n);
+    rt->ent[i] = (struct dq_dent){d, l, 0, 0};
     rt_slot_put(rt, d, i);
     return i;
 }
@@ -156,7 +137,7 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
 static void rt_table_clear(struct shmemi_dq_route *rt)
 {
     for (uint32_t i = 0; i < rt->nent; i++) {
-        uint32_t h = rt_hash(rt->ent[i].d, rt->mask);
+        uint32_t h = dq_rt_hash(rt->ent[i].d, rt->mask);
         while ((uint32_t)rt->slot[h] != i || rt->slot[h] == 0)
             h = (h + 1) & rt->mask; /* i is there: walk past the cleared ones */
         rt->slot[h] = 0;
@@ -188,8 +169,9 @@ static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const c
 }
 
 /* Append `bytes` for entry i to the buffer of porter l, extending its last run when that
- * is i's. 0, or -1 (nothing changed) without memory. Every push comes here, and only
- * pushes (one caller: inlined). */
+ * is i's. 0, or -1 (nothing changed) without memory. The pushes that
+ * shmemi_queue_data_route_push (dq_route.h) does not do inline come here, and only
+ * they (one caller: inlined). */
 static inline int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
                             size_t bytes)
 {
@@ -220,18 +202,18 @@ static inline int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const
     return 0;
 }
 
-int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe)
+int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
+                                      int pe)
 {
     struct shmemi_dq_route *rt = q->rt;
     uint32_t d = (uint32_t)pe;
-    uint32_t i = rt->last_d == d ? rt->last_i : rt_find(rt, d);
+    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
     size_t len = i != UINT32_MAX ? rt->ent[i].len : 0;
     if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) /* the logical room, as direct mode */
         return SHMEM_QUEUE_ERR_FULL;
     if (i == UINT32_MAX && (i = rt_insert(rt, d)) == UINT32_MAX)
         return SHMEM_QUEUE_ERR_NOMEM;
-    if (rt_append(rt, dq_plan_porter(dq_rt_grid(rt, pe), rt->n), i, (const char *)src,
-                  bytes) != 0)
+    if (rt_append(rt, (int)rt->ent[i].porter, i, (const char *)src, bytes) != 0)
         return SHMEM_QUEUE_ERR_NOMEM; /* an entry of 0 bytes stays: it sends nothing */
     rt->ent[i].len = len + bytes;
     rt->out_total += bytes;
@@ -248,7 +230,7 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
     if (pe == SHMEM_QUEUE_ANY_PE) {
         *out = rt->out_total;
     } else {
-        uint32_t i = rt_find(rt, (uint32_t)pe);
+        uint32_t i = dq_rt_find(rt, (uint32_t)pe);
         *out = i == UINT32_MAX ? 0 : rt->ent[i].len;
     }
 }
@@ -564,7 +546,7 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
         struct dq_rec r;
         for (size_t o = 0; o < b.len; o += sizeof r + r.bytes) {
             memcpy(&r, b.p + o, sizeof r);
-            uint32_t i = rt_find(rt, r.from); /* sent this flush: it is in the table */
+            uint32_t i = dq_rt_find(rt, r.from); /* sent this flush: it is in the table */
             if (i == UINT32_MAX)
                 shmemi_fatal(rt_routine, "an acknowledgement for PE %u, sent nothing",
                              (unsigned)r.from);

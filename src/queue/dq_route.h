@@ -44,10 +44,11 @@ struct dq_rbuf {
 
 #define DQ_RT_NONE ((size_t)-1)
 
-/* A destination pushed to since the last flush: its logical outgoing bytes, and where
- * its payload goes in the hop-1 staging during a flush. */
+/* A destination pushed to since the last flush: its porter (the push's division done
+ * once), its logical outgoing bytes, and where its payload goes in the hop-1 staging
+ * during a flush. */
 struct dq_dent {
-    uint32_t d;
+    uint32_t d, porter;
     size_t len, cur;
 };
 
@@ -110,10 +111,76 @@ static inline int dq_rt_grid(const struct shmemi_dq_route *rt, int p)
     return rt->grid ? rt->grid[p] : p;
 }
 
+static inline uint32_t dq_rt_hash(uint32_t d, uint32_t mask)
+{
+    /* Fibonacci hashing: the high half of the product spreads consecutive PEs */
+    return (uint32_t)((d * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
+}
+
+/* The destination table's entry of d, or UINT32_MAX (dq_route.c keeps the table). */
+static inline uint32_t dq_rt_find(const struct shmemi_dq_route *rt, uint32_t d)
+{
+    if (rt->slot == NULL)
+        return UINT32_MAX;
+    uint64_t key = (uint64_t)(d + 1) << 32;
+    for (uint32_t h = dq_rt_hash(d, rt->mask);; h = (h + 1) & rt->mask) {
+        uint64_t v = rt->slot[h];
+        if (v == 0)
+            return UINT32_MAX;
+        if ((v & ~(uint64_t)UINT32_MAX) == key)
+            return (uint32_t)v;
+    }
+}
+
+/* Every case of the push below: a destination new since the flush, a porter buffer to
+ * grow, a run of 4 GiB. dq_route.c. */
+int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
+                                      int pe);
+
 /* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
  * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
- * porter buffer of pe's local rank. 0, FULL or NOMEM. */
-int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src, size_t bytes, int pe);
+ * porter buffer of pe's local rank, extending its last run when that is pe's. 0, FULL
+ * or NOMEM. Inline for the common case, a destination already in the table whose
+ * porter buffer has room: the library's push calls it for every element a program
+ * pushes to a routed queue, which no inline path of shmemq/dataq.h reaches. */
+static inline int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src,
+                                               size_t bytes, int pe)
+{
+    struct shmemi_dq_route *rt = q->rt;
+    uint32_t d = (uint32_t)pe;
+    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
+    if (SHMEMI_UNLIKELY(i == UINT32_MAX || bytes >= UINT32_MAX))
+        return shmemi_queue_data_route_push_slow(q, src, bytes, pe);
+    struct dq_dent *e = &rt->ent[i];
+    if (SHMEMI_UNLIKELY(bytes > q->h.room - e->len)) /* the logical room, as direct mode */
+        return SHMEM_QUEUE_ERR_FULL;
+    struct dq_rbuf *b = &rt->porter[e->porter];
+    size_t last = rt->plast[e->porter];
+    struct dq_run r = {i, 0};
+    int extend = 0;
+    if (last != DQ_RT_NONE) { /* the last run is always at the end of the buffer */
+        memcpy(&r, b->p + last, sizeof r);
+        extend = dq_plan_run_extends(r.dst, r.bytes, (int)i, bytes);
+    }
+    size_t need = extend ? bytes : sizeof r + bytes;
+    if (SHMEMI_UNLIKELY(need > b->cap - b->len))
+        return shmemi_queue_data_route_push_slow(q, src, bytes, pe);
+    if (extend) {
+        r.bytes += (uint32_t)bytes;
+        memcpy(b->p + last, &r, sizeof r);
+    } else {
+        r = (struct dq_run){i, (uint32_t)bytes};
+        rt->plast[e->porter] = b->len;
+        memcpy(b->p + b->len, &r, sizeof r);
+    }
+    shmemq_dataq_copy(b->p + b->len + need - bytes, src, bytes);
+    b->len += need;
+    e->len += bytes;
+    rt->out_total += bytes;
+    rt->last_d = d;
+    rt->last_i = i;
+    return 0;
+}
 /* Pop `bytes` from source pe (or SHMEM_QUEUE_ANY_PE: lowest source first, spanning
  * sources), caller holds the lock: 0, or EMPTY with nothing taken. dq_route_in.c. */
 int shmemi_queue_data_route_pop(struct shmemi_dataq *q, void *dest, size_t bytes, int pe);
