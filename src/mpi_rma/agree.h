@@ -33,13 +33,14 @@ int shmemi_agree_extra(const char *routine, MPI_Comm comm, int me, int n, int lo
                        const uint64_t *vals, int nvals, const uint64_t *extra_in,
                        uint64_t *extra_out, int nextra);
 
-/* The two halves of an agreement, for the hierarchical collectives (coll_hier.c), whose
- * node leaders agree for their node's PEs. The exchange: first_bad is the lowest PE (of
- * n, in the comm's collective's numbering) that rejected its arguments, or -1; each value
- * i must be equal everywhere, and this caller has seen it range over [vmin[i], vmax[i]].
- * Returns 0 with the verdict filled in (the extra words copied out only when it is
- * clean), -1 on an MPI failure. The report: what the PE me says when the verdict is not
- * clean (nothing when bad: it said why itself), as shmemi_agree does. */
+/* The two halves of an agreement, for the hierarchical collectives
+ * (coll_hier_engines.c), whose node leaders agree for their node's PEs. The exchange:
+ * first_bad is the lowest PE (of n, in the comm's collective's numbering) that rejected
+ * its arguments, or -1; each value i must be equal everywhere, and this caller has seen
+ * it range over [vmin[i], vmax[i]]. Returns 0 with the verdict filled in (the extra words
+ * copied out only when it is clean), -1 on an MPI failure. The report: what the PE me
+ * says when the verdict is not clean (nothing when bad: it said why itself), as
+ * shmemi_agree does. */
 typedef struct {
     int first_bad; /* lowest PE that rejected its arguments, or -1 */
     int differs;   /* first value that was not equal everywhere, or -1 */

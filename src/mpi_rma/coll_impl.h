@@ -16,7 +16,7 @@ typedef struct {
     int n;
     int loud; /* report bad arguments with shmemi_bad_arg instead of shmemi_debug */
     struct shmemi_cnode *node; /* the group lives on one node: coll_node.c moves the data */
-    struct shmemi_chier *hier; /* a team across nodes: coll_hier.c may, by size (or NULL) */
+    struct shmemi_chier *hier; /* a team across nodes: coll_hier*.c may, by size (or NULL) */
 } shmemi_coll_t;
 
 /* inout[i] = in[i] OP inout[i] for count elements of one type: every reduction routine
@@ -114,7 +114,8 @@ int shmemi_cnode_scan(const char *routine, const shmemi_coll_t *g, int bad, void
                       const void *source, size_t count, size_t esize, shmemi_rop_fn fn,
                       int exclusive);
 
-/* ---- hierarchical collectives across nodes (coll_hier.c) ----
+/* ---- hierarchical collectives across nodes (set-up, choice and description in
+ * coll_hier.c; the forms in coll_hier_engines.c) ----
  * Set up with the team's node state (shmemi_cnode_get) when the team spans nodes and
  * SHMEMQ_COLL_HIER allows; freed by shmemi_cnode_free. Each form runs the agreement
  * hierarchically (node step, leaders' agreement, node step) and then moves the data

@@ -1,6 +1,6 @@
 /* coll_node.h: the node shared-memory collectives' segment and steps (coll_node.c),
- * shared with the hierarchical collectives (coll_hier.c), which run their node steps
- * on the same machinery. Private to coll*.c. */
+ * shared with the hierarchical collectives (coll_hier.c sets up their node groups,
+ * coll_hier_engines.c runs their node steps on the same machinery). Private to coll*.c. */
 #ifndef SHMEMI_COLL_NODE_H
 #define SHMEMI_COLL_NODE_H
 

@@ -5,7 +5,9 @@ libshmemq_la_SOURCES += \
 	src/mpi_rma/coll.c \
 	src/mpi_rma/coll_node.h \
 	src/mpi_rma/coll_node.c \
+	src/mpi_rma/coll_hier.h \
 	src/mpi_rma/coll_hier.c \
+	src/mpi_rma/coll_hier_engines.c \
 	src/mpi_rma/coll_legacy.c
 
 if BUILD_TESTS
