@@ -138,7 +138,7 @@ for chk in $CHECKS; do
   case "$chk" in
     valgrind)
       vbuild=""
-      [ -x build-ci-mpich/test/test_commq ] && vbuild=build-ci-mpich
+      [ -x build-ci-mpich/test/test_commq_putget ] && vbuild=build-ci-mpich
       cmd=(env SHMEMQ_VALGRIND_BUILD="$vbuild" bash ci/valgrind.sh) ;;
     sanitize) cmd=(bash ci/sanitize.sh) ;;
     debian13) cmd=(bash ci/debian13.sh) ;;

@@ -1,5 +1,5 @@
 // test_commq_api.cc: the communication queue's life cycle and contract, apart from
-// its data paths (test_commq.cc): strerror, create/destroy and config checks, SHARED
+// its data paths (test_commq_common.h): strerror, create/destroy and config checks, SHARED
 // queues and threads, many queues and use after destroy, memory of destroyed queues,
 // bad input queuing nothing, timeouts (0, timed, the progress thread's).
 #include <gtest/gtest.h>

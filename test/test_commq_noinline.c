@@ -1,5 +1,5 @@
 /* test_commq_noinline.c: the typed pushes as plain library calls (SHMEMQ_NO_INLINE),
- * beside test_commq.cc, which gets the inline ones from shmemq/queue_inline.h. */
+ * beside test_commq_iface.cc, which gets the inline ones from shmemq/queue_inline.h. */
 #define SHMEMQ_NO_INLINE 1
 #include <shmemx.h>
 

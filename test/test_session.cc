@@ -321,7 +321,7 @@ TEST(Session, InvalidAndRepeatedCalls)
 
 // Puts that alternate between heap and data-segment targets in one session land exactly
 // (each switch of window issues the slot's chunk). Once a known bug (puts misplaced at
-// 4 PEs); queued on every path since, kept exact by this test and by test_commq's
+// 4 PEs); queued on every path since, kept exact by this test and by test_commq_putget's
 // SmallPutsAlternatingWindowsLandExactly. Off the node only (run-mpi.sh's offnode runs,
 // SHMEMQ_NODE_PES=2 at 4): puts to node peers are copies, never queued.
 TEST(Session, AlternatingWindows)

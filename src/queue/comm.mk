@@ -22,12 +22,35 @@ libshmemq_la_SOURCES += \
 shmemqinc_HEADERS += include/shmemq/queue_inline.h
 
 if BUILD_TESTS
-check_PROGRAMS += test/test_commq
-test_test_commq_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq.cc test/test_commq_generic.c \
-	test/test_commq_noinline.c
-test_test_commq_CPPFLAGS = $(TEST_INCLUDES)
-test_test_commq_LDADD = $(TEST_LIBS)
-test_test_commq_LDFLAGS = $(NOINSTALL_FLAGS)
+# the data paths, one binary per concern (test/test_commq_common.h: their fixture)
+# PUT and GET bursts of every size, large and strided, both windows
+check_PROGRAMS += test/test_commq_putget
+test_test_commq_putget_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_common.h \
+	test/test_commq_putget.cc
+test_test_commq_putget_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_putget_LDADD = $(TEST_LIBS)
+test_test_commq_putget_LDFLAGS = $(NOINSTALL_FLAGS)
+# queued atomics: exact totals, every op and type, packed uniform batches
+check_PROGRAMS += test/test_commq_atomics
+test_test_commq_atomics_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_common.h \
+	test/test_commq_atomics.cc
+test_test_commq_atomics_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_atomics_LDADD = $(TEST_LIBS)
+test_test_commq_atomics_LDFLAGS = $(NOINSTALL_FLAGS)
+# FULL at exactly max_elems, progress and retry, the outstanding count
+check_PROGRAMS += test/test_commq_full
+test_test_commq_full_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_common.h \
+	test/test_commq_full.cc
+test_test_commq_full_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_full_LDADD = $(TEST_LIBS)
+test_test_commq_full_LDFLAGS = $(NOINSTALL_FLAGS)
+# inline, library and C11 generic pushes; targets without queues; live queues at finalize
+check_PROGRAMS += test/test_commq_iface
+test_test_commq_iface_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_common.h \
+	test/test_commq_iface.cc test/test_commq_generic.c test/test_commq_noinline.c
+test_test_commq_iface_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_iface_LDADD = $(TEST_LIBS)
+test_test_commq_iface_LDFLAGS = $(NOINSTALL_FLAGS)
 # the comm queue's life cycle and contract (create/destroy, bad input, threads, timeouts)
 check_PROGRAMS += test/test_commq_api
 test_test_commq_api_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_api.cc
