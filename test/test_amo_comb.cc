@@ -151,9 +151,9 @@ TEST(AmoComb, HeldAddReachesTargetWhileOriginSpins)
         EXPECT_TRUE(spin_until_for(&g_ping, 3L, kDeadline));
         return;
     }
-    // Spinning on plain loads needs someone to serve this PE meanwhile (test_offnode.cc,
-    // spin_servable): one node, or the AM transport with its agents. Else it waits in
-    // the library, which still checks that the held add arrives.
+    // Spinning on plain loads needs someone to serve this PE meanwhile
+    // (test_offnode_common.h, spin_servable): one node, or the AM transport with its
+    // agents. Else it waits in the library, which still checks that the held add arrives.
     int one_node = shmem_team_n_pes(SHMEM_TEAM_SHARED) == n, spin = one_node || shmemi_am_on();
     for (int r = 1; r <= 5; r++) {
         g_ping = 0;
