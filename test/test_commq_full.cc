@@ -9,9 +9,6 @@
 #include <string>
 #include "test_commq_common.h"
 
-// Capacity is granted to open chunks in parts (docs/queues.md, "Capacity by grants"):
-// pushes spread over every PE and three operations must still reach exactly max_elems
-// before FULL, and the counts must leave unused grants out at every step.
 // The outstanding count has two modes (comm_queue.h): summed over the slots when the
 // program asks rarely, kept by every push once it asks often. Exact in both, and across
 // the switches: on after a few queries, off again at bursts nobody asked between.
@@ -82,6 +79,9 @@ TEST_P(CommQueueModes, OutstandingCountExactWhetherAskedOftenOrNot)
     shmem_free(ctr);
 }
 
+// Capacity is granted to open chunks in parts (docs/queues.md, "Capacity by grants"):
+// pushes spread over every PE and three operations must still reach exactly max_elems
+// before FULL, and the counts must leave unused grants out at every step.
 TEST_P(CommQueueModes, FullAtExactlyMaxElemsAcrossTargets)
 {
     int me = shmem_my_pe(), n = shmem_n_pes();

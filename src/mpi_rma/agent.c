@@ -37,7 +37,7 @@
  * server, a hook of this process) the waiting thread does too; their own processes'
  * hooks and MPI progress it never ran. So a node peer that computes is still served
  * while the leader waits, and a leader that computes is served by the agent whatever its
- * peers do (test_offnode's StandDown cases). Waits that nap, or that run MPI and the
+ * peers do (test_offnode_standdown). Waits that nap, or that run MPI and the
  * server but not every hook (the AM transport's waits under its lock or under the comm
  * queue's burst paths; its other waits for a reply run every hook and count),
  * do not count: the agent keeps polling beside them.

@@ -7,7 +7,7 @@
  * a chunk's buffer comes back after a local flush of each. Per target, never flush_all /
  * flush_local_all: on MPICH 4.0.2 ch4:ucx those returned before small indexed-datatype
  * MPI_Puts to several targets had read their origin buffers, so a reused chunk's later
- * payloads landed at earlier indices (4 PEs off the node, test_commq
+ * payloads landed at earlier indices (4 PEs off the node, test_commq_putget
  * PutsToSeveralPesAlternatingWindowsLandExactly); per-target flushes complete them. */
 #include "comm_queue.h"
 
