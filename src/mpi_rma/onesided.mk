@@ -8,7 +8,8 @@ test_test_onesided_SOURCES = $(TEST_COMMON_SOURCES) test/test_onesided.cc
 test_test_onesided_CPPFLAGS = $(TEST_INCLUDES)
 test_test_onesided_LDADD = $(TEST_LIBS)
 test_test_onesided_LDFLAGS = $(NOINSTALL_FLAGS)
-test_test_onesided_offnode_SOURCES = $(TEST_COMMON_SOURCES) test/test_onesided.cc
+test_test_onesided_offnode_SOURCES = $(TEST_COMMON_SOURCES) $(TEST_MAIN_SOURCES) \
+	test/test_onesided.cc
 test_test_onesided_offnode_CPPFLAGS = $(TEST_INCLUDES) \
 	-DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1"'
 test_test_onesided_offnode_LDADD = $(TEST_LIBS)
@@ -27,8 +28,9 @@ test_test_offnode_rma_default_CPPFLAGS = $(TEST_INCLUDES)
 test_test_offnode_rma_default_LDADD = $(TEST_LIBS)
 test_test_offnode_rma_default_LDFLAGS = $(NOINSTALL_FLAGS)
 test_test_offnode_rma_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode_common.h \
-	test/test_offnode_rma.cc
-test_test_offnode_rma_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
+	$(TEST_MAIN_SOURCES) test/test_offnode_rma.cc
+test_test_offnode_rma_async_CPPFLAGS = $(TEST_INCLUDES) \
+	-DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
 test_test_offnode_rma_async_LDADD = $(TEST_LIBS)
 test_test_offnode_rma_async_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_offnode_queue_amo_default test/test_offnode_queue_amo_async
@@ -38,8 +40,9 @@ test_test_offnode_queue_amo_default_CPPFLAGS = $(TEST_INCLUDES)
 test_test_offnode_queue_amo_default_LDADD = $(TEST_LIBS)
 test_test_offnode_queue_amo_default_LDFLAGS = $(NOINSTALL_FLAGS)
 test_test_offnode_queue_amo_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode_common.h \
-	test/test_offnode_queue_amo.cc
-test_test_offnode_queue_amo_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
+	$(TEST_MAIN_SOURCES) test/test_offnode_queue_amo.cc
+test_test_offnode_queue_amo_async_CPPFLAGS = $(TEST_INCLUDES) \
+	-DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
 test_test_offnode_queue_amo_async_LDADD = $(TEST_LIBS)
 test_test_offnode_queue_amo_async_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_offnode_queue_rma_default test/test_offnode_queue_rma_async
@@ -49,8 +52,9 @@ test_test_offnode_queue_rma_default_CPPFLAGS = $(TEST_INCLUDES)
 test_test_offnode_queue_rma_default_LDADD = $(TEST_LIBS)
 test_test_offnode_queue_rma_default_LDFLAGS = $(NOINSTALL_FLAGS)
 test_test_offnode_queue_rma_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode_common.h \
-	test/test_offnode_queue_rma.cc
-test_test_offnode_queue_rma_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
+	$(TEST_MAIN_SOURCES) test/test_offnode_queue_rma.cc
+test_test_offnode_queue_rma_async_CPPFLAGS = $(TEST_INCLUDES) \
+	-DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
 test_test_offnode_queue_rma_async_LDADD = $(TEST_LIBS)
 test_test_offnode_queue_rma_async_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_offnode_standdown_default test/test_offnode_standdown_async
@@ -60,8 +64,9 @@ test_test_offnode_standdown_default_CPPFLAGS = $(TEST_INCLUDES)
 test_test_offnode_standdown_default_LDADD = $(TEST_LIBS)
 test_test_offnode_standdown_default_LDFLAGS = $(NOINSTALL_FLAGS)
 test_test_offnode_standdown_async_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode_common.h \
-	test/test_offnode_standdown.cc
-test_test_offnode_standdown_async_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
+	$(TEST_MAIN_SOURCES) test/test_offnode_standdown.cc
+test_test_offnode_standdown_async_CPPFLAGS = $(TEST_INCLUDES) \
+	-DSHMEMQ_TEST_ENV='"SHMEMQ_ASYNC_PROGRESS=1"'
 test_test_offnode_standdown_async_LDADD = $(TEST_LIBS)
 test_test_offnode_standdown_async_LDFLAGS = $(NOINSTALL_FLAGS)
 

@@ -20,7 +20,7 @@ endif
 # data-segment window), then threads sharing one lock and heap exhaustion.
 if BUILD_TESTS
 check_PROGRAMS += test/test_robust
-test_test_robust_SOURCES = $(TEST_COMMON_SOURCES) test/test_robust.cc
+test_test_robust_SOURCES = $(TEST_COMMON_SOURCES) $(TEST_MAIN_SOURCES) test/test_robust.cc
 test_test_robust_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_PROGRAM_INITS_MPI
 test_test_robust_LDADD = $(TEST_LIBS) -lpthread
 test_test_robust_LDFLAGS = $(NOINSTALL_FLAGS)
@@ -42,7 +42,7 @@ endif
 # MPI_Ialltoall/MPI_Accumulate/MPI_Put over PMPI) returns SHMEM_QUEUE_ERR_MPI.
 if BUILD_TESTS
 check_PROGRAMS += test/test_fault
-test_test_fault_SOURCES = $(TEST_COMMON_SOURCES) test/test_fault.cc
+test_test_fault_SOURCES = $(TEST_COMMON_SOURCES) $(TEST_MAIN_SOURCES) test/test_fault.cc
 test_test_fault_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ENV='"SHMEMQ_NODE_PES=1 SHMEM_DEBUG=1"'
 test_test_fault_LDADD = $(TEST_LIBS)
 test_test_fault_LDFLAGS = $(NOINSTALL_FLAGS)

@@ -59,7 +59,7 @@ test_test_commq_api_LDADD = $(TEST_LIBS)
 test_test_commq_api_LDFLAGS = $(NOINSTALL_FLAGS)
 # queued and direct atomics on the same words, in a program started by shmem_init
 check_PROGRAMS += test/test_amo_paths
-test_test_amo_paths_SOURCES = $(TEST_COMMON_SOURCES) test/test_amo_paths.cc
+test_test_amo_paths_SOURCES = $(TEST_COMMON_SOURCES) $(TEST_MAIN_SOURCES) test/test_amo_paths.cc
 test_test_amo_paths_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_THREAD_SINGLE
 test_test_amo_paths_LDADD = $(TEST_LIBS)
 test_test_amo_paths_LDFLAGS = $(NOINSTALL_FLAGS)
