@@ -245,8 +245,14 @@ int shmemi_queue_data_nbx_start(struct shmemi_dataq *q, int bg)
     q->bg = bg;
     x->tag = (int)(q->started & 1) * 2;
     x->acks_left = x->ns;
-    /* Only bytes [0, len) of each room are read: later pushes append behind them. */
-    for (int i = 0; i < x->ns; i++) {
+    /* Only bytes [0, len) of each room are read: later pushes append behind them.
+     * Posted from the first destination after this PE, wrapping round: were every PE to
+     * start at the lowest, all first messages of a flush would meet at one PE. */
+    int first = 0;
+    while (first < x->ns && x->s[first].pe < q->me)
+        first++;
+    for (int k = 0; k < x->ns; k++) {
+        int i = first + k < x->ns ? first + k : first + k - x->ns;
         struct dq_nbx_send *s = &x->s[i];
         rc = MPI_Isend(h->out_at[s->pe], (int)s->len, MPI_BYTE, s->pe, x->tag, q->comm,
                        &x->sreq[i]);

@@ -70,18 +70,24 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
     MPI_Comm c = hop_comm(rt, column, &np, &self);
     struct hop_p2p a = hop_arrays(rt);
     int mrc = MPI_SUCCESS, f = flag;
-    size_t so = 0, self_off = 0;
+    size_t self_off = 0;
     for (int i = 0; i < np; i++) {
         a.sreq[i] = a.rreq[i] = MPI_REQUEST_NULL;
         a.msg[i] = MPI_MESSAGE_NULL;
         rc[i] = RT_FLAG; /* not arrived yet */
     }
-    for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
-        if (i == self)
-            self_off = so;
-        else /* int_counts: every block fits */
-            mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c,
-                            &a.sreq[i]);
+    /* Each PE sends to the peers after it first, then wraps round (self + 1, ..., np -
+     * 1, 0, ..., self - 1): were every PE to start with peer 0, all first messages of
+     * the hop would meet there. */
+    for (int i = 0; i < self; i++)
+        self_off += sc[i];
+    size_t so = self_off + sc[self]; /* peer self + 1's block */
+    for (int k = self + 1; k < self + np && mrc == MPI_SUCCESS; k++) {
+        if (k == np)
+            so = 0; /* round to peer 0 */
+        int i = k < np ? k : k - np;
+        /* int_counts: every block fits */
+        mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c, &a.sreq[i]);
         so += sc[i];
     }
     if (mrc != MPI_SUCCESS)
