@@ -168,57 +168,31 @@ static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const c
     return 0;
 }
 
-/* Append `bytes` for entry i to the buffer of porter l, extending its last run when that
- * is i's. 0, or -1 (nothing changed) without memory. The pushes that
- * shmemi_queue_data_route_push (dq_route.h) does not do inline come here, and only
- * they (one caller: inlined). */
-static inline int rt_append(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
-                            size_t bytes)
+/* Append `bytes` for entry i to the buffer of porter l (dq_rt_append_in_room), growing
+ * it first when it must: 0, or -1 (nothing changed) without memory. */
+static int rt_append(struct shmemi_dq_route *rt, uint32_t l, uint32_t i, const char *s,
+                     size_t bytes)
 {
-    struct dq_rbuf *b = &rt->porter[l];
-    size_t last = rt->plast[l];
-    if (last != DQ_RT_NONE) { /* the last run (always at the end) goes to i: extend it */
-        struct dq_run r;
-        memcpy(&r, b->p + last, sizeof r);
-        if (dq_plan_run_extends(r.dst, r.bytes, (int)i, bytes)) {
-            if (rt_reserve(b, bytes) != 0)
-                return -1;
-            shmemq_dataq_copy(b->p + b->len, s, bytes);
-            b->len += bytes;
-            r.bytes += (uint32_t)bytes;
-            memcpy(b->p + last, &r, sizeof r);
-            return 0;
-        }
-    }
     if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
-        return rt_append_runs(rt, l, i, s, bytes);
-    struct dq_run r = {i, (uint32_t)bytes};
-    if (rt_reserve(b, sizeof r + bytes) != 0) /* dq_plan_run_bytes(bytes) below 4 GiB */
+        return rt_append_runs(rt, (int)l, i, s, bytes);
+    if (dq_rt_append_in_room(rt, l, i, s, bytes) == 0)
+        return 0;
+    /* room for a new run: an extension fits too */
+    if (rt_reserve(&rt->porter[l], dq_plan_run_bytes(bytes)) != 0)
         return -1;
-    rt->plast[l] = b->len;
-    memcpy(b->p + b->len, &r, sizeof r);
-    shmemq_dataq_copy(b->p + b->len + sizeof r, s, bytes);
-    b->len += sizeof r + bytes;
-    return 0;
+    return dq_rt_append_in_room(rt, l, i, s, bytes) == 0 ? 0 : -1;
 }
 
 int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
-                                      int pe)
+                                      int pe, uint32_t i)
 {
     struct shmemi_dq_route *rt = q->rt;
     uint32_t d = (uint32_t)pe;
-    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
-    size_t len = i != UINT32_MAX ? rt->ent[i].len : 0;
-    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) /* the logical room, as direct mode */
-        return SHMEM_QUEUE_ERR_FULL;
     if (i == UINT32_MAX && (i = rt_insert(rt, d)) == UINT32_MAX)
         return SHMEM_QUEUE_ERR_NOMEM;
-    if (rt_append(rt, (int)rt->ent[i].porter, i, (const char *)src, bytes) != 0)
+    if (rt_append(rt, rt->ent[i].porter, i, (const char *)src, bytes) != 0)
         return SHMEM_QUEUE_ERR_NOMEM; /* an entry of 0 bytes stays: it sends nothing */
-    rt->ent[i].len = len + bytes;
-    rt->out_total += bytes;
-    rt->last_d = d;
-    rt->last_i = i;
+    dq_rt_pushed(rt, d, i, bytes);
     return 0;
 }
 

@@ -132,53 +132,71 @@ static inline uint32_t dq_rt_find(const struct shmemi_dq_route *rt, uint32_t d)
     }
 }
 
-/* Every case of the push below: a destination new since the flush, a porter buffer to
- * grow, a run of 4 GiB. dq_route.c. */
-int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
-                                      int pe);
-
-/* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
- * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
- * porter buffer of pe's local rank, extending its last run when that is pe's. 0, FULL
- * or NOMEM. Inline for the common case, a destination already in the table whose
- * porter buffer has room: the library's push calls it for every element a program
- * pushes to a routed queue, which no inline path of shmemq/dataq.h reaches. */
-static inline int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src,
-                                               size_t bytes, int pe)
+/* Append `bytes` (below 4 GiB) for entry i to the buffer of porter l, extending its
+ * last run when that is i's, if the buffer has room: 0, or 1 with nothing changed (a
+ * buffer to grow, or 4 GiB or more: dq_route.c's rt_append). */
+static inline int dq_rt_append_in_room(struct shmemi_dq_route *rt, uint32_t l, uint32_t i,
+                                       const void *src, size_t bytes)
 {
-    struct shmemi_dq_route *rt = q->rt;
-    uint32_t d = (uint32_t)pe;
-    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
-    if (SHMEMI_UNLIKELY(i == UINT32_MAX || bytes >= UINT32_MAX))
-        return shmemi_queue_data_route_push_slow(q, src, bytes, pe);
-    struct dq_dent *e = &rt->ent[i];
-    if (SHMEMI_UNLIKELY(bytes > q->h.room - e->len)) /* the logical room, as direct mode */
-        return SHMEM_QUEUE_ERR_FULL;
-    struct dq_rbuf *b = &rt->porter[e->porter];
-    size_t last = rt->plast[e->porter];
+    struct dq_rbuf *b = &rt->porter[l];
+    size_t last = rt->plast[l];
     struct dq_run r = {i, 0};
     int extend = 0;
+    if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
+        return 1;
     if (last != DQ_RT_NONE) { /* the last run is always at the end of the buffer */
         memcpy(&r, b->p + last, sizeof r);
         extend = dq_plan_run_extends(r.dst, r.bytes, (int)i, bytes);
     }
     size_t need = extend ? bytes : sizeof r + bytes;
     if (SHMEMI_UNLIKELY(need > b->cap - b->len))
-        return shmemi_queue_data_route_push_slow(q, src, bytes, pe);
+        return 1;
     if (extend) {
         r.bytes += (uint32_t)bytes;
         memcpy(b->p + last, &r, sizeof r);
     } else {
         r = (struct dq_run){i, (uint32_t)bytes};
-        rt->plast[e->porter] = b->len;
+        rt->plast[l] = b->len;
         memcpy(b->p + b->len, &r, sizeof r);
     }
     shmemq_dataq_copy(b->p + b->len + need - bytes, src, bytes);
     b->len += need;
-    e->len += bytes;
+    return 0;
+}
+
+/* A push of `bytes` to destination d (entry i) landed. */
+static inline void dq_rt_pushed(struct shmemi_dq_route *rt, uint32_t d, uint32_t i, size_t bytes)
+{
+    rt->ent[i].len += bytes;
     rt->out_total += bytes;
     rt->last_d = d;
     rt->last_i = i;
+}
+
+/* The push below when the destination is new since the flush (i: UINT32_MAX) or its
+ * porter buffer must grow; the logical room was checked. 0 or NOMEM. dq_route.c. */
+int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
+                                      int pe, uint32_t i);
+
+/* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
+ * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
+ * porter buffer of pe's local rank. 0, FULL or NOMEM. Inline for the common case, a
+ * destination already in the table whose porter buffer has room: the library's push
+ * calls it for every element a program pushes to a routed queue, which no inline path
+ * of shmemq/dataq.h reaches. */
+static inline int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src,
+                                               size_t bytes, int pe)
+{
+    struct shmemi_dq_route *rt = q->rt;
+    uint32_t d = (uint32_t)pe;
+    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
+    size_t len = i != UINT32_MAX ? rt->ent[i].len : 0;
+    if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) /* the logical room, as direct mode */
+        return SHMEM_QUEUE_ERR_FULL;
+    if (SHMEMI_UNLIKELY(i == UINT32_MAX ||
+                        dq_rt_append_in_room(rt, rt->ent[i].porter, i, src, bytes) != 0))
+        return shmemi_queue_data_route_push_slow(q, src, bytes, pe, i);
+    dq_rt_pushed(rt, d, i, bytes);
     return 0;
 }
 /* Pop `bytes` from source pe (or SHMEM_QUEUE_ANY_PE: lowest source first, spanning
