@@ -365,9 +365,9 @@ static inline void cn_check(const cn_line_t *p, int j, uint64_t kind, uint64_t s
 /* Before this PE writes a slot again: when it left its last step without waiting for
  * the peers (the root of shmemi_cnode_bcast's 1.4 form), wait until every peer has
  * posted that step, which a peer does after it finished reading the step before, whose
- * slots the next step reuses. The peers' headers of that step are still there (they cannot post
- * the step after before this PE posts its next), so a PE that rejected its arguments,
- * or called another routine, size or root, is reported then. */
+ * slots the next step reuses. The peers' headers of that step are still there (they
+ * cannot post the step after before this PE posts its next), so a PE that rejected its
+ * arguments, or called another routine, size or root, is reported then. */
 static void cn_catch_up(const shmemi_coll_t *g)
 {
     struct shmemi_cnode *c = g->node;

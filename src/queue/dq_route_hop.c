@@ -87,7 +87,8 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
             so = 0; /* round to peer 0 */
         int i = k < np ? k : k - np;
         /* int_counts: every block fits */
-        mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c, &a.sreq[i]);
+        mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c,
+                        &a.sreq[i]);
         so += sc[i];
     }
     if (mrc != MPI_SUCCESS)

@@ -57,8 +57,9 @@ static void read_env(void)
     if (s && *s && shmemi_parse_size(s, &v) == 0)
         max_put = v;
     /* Puts are queued on every path (SHMEMQ_SESSION_PUTS=0 turns them off, as
-     * SHMEMQ_SESSION_MAX_PUT=0 does); test_session's AlternatingWindows and test_commq_putget's
-     * SmallPutsAlternatingWindowsLandExactly keep the PUT bursts exact at 4 PEs. */
+     * SHMEMQ_SESSION_MAX_PUT=0 does); test_session's AlternatingWindows and
+     * test_commq_putget's SmallPutsAlternatingWindowsLandExactly keep the PUT bursts
+     * exact at 4 PEs. */
     if (!shmemi_env_bool("SHMEMQ_SESSION_PUTS", 1))
         max_put = 0;
     s = getenv("SHMEMQ_SESSION_TIMEOUT");
