@@ -125,7 +125,9 @@ int main(int argc, char **argv)
                 int rc = shmemx_queue_usage(q, &u);
                 if (rc)
                     die("shmemx_queue_usage", rc);
-                const char *made = u.mode == SHMEMX_QUEUE_MODE_DATA_ROUTED ? "2hop" : "direct";
+                const char *made = u.mode == SHMEMX_QUEUE_MODE_DATA_ROUTED    ? "2hop"
+                                   : u.mode == SHMEMX_QUEUE_MODE_DATA_ROUTED3 ? "3hop"
+                                                                              : "direct";
                 double ms[3];
                 int ok = one(q, dst, n, ms);
                 all_ok &= ok;

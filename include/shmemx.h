@@ -127,8 +127,10 @@ enum {
     SHMEMX_QUEUE_MODE_DATA_FLAT = 3, /* data queue, one room per peer each way, alltoallv */
     SHMEMX_QUEUE_MODE_DATA_ROUTED = 4, /* data queue, two hops through node porters
                                          (SHMEMQ_DATAQ_ROUTE=2hop): a buffer per porter */
-    SHMEMX_QUEUE_MODE_DATA_NBX = 5    /* data queue, rooms as FLAT, sparse (NBX) exchange
+    SHMEMX_QUEUE_MODE_DATA_NBX = 5,   /* data queue, rooms as FLAT, sparse (NBX) exchange
                                          (SHMEMQ_DATAQ_EXCHANGE): no per-peer counts */
+    SHMEMX_QUEUE_MODE_DATA_ROUTED3 = 6 /* data queue, three hops (SHMEMQ_DATAQ_ROUTE=3hop):
+                                          a buffer per porter, ~P/n^2 peers off the node */
 };
 typedef struct shmemx_queue_usage {
     uint32_t mode;          /* SHMEMX_QUEUE_MODE_* */

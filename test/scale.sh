@@ -2,7 +2,8 @@
 # scale.sh: test_scale (usage query against the memory model) at 8 and 16 PEs, more PEs
 # than this machine has cores (oversubscribed: correctness only, nothing is timed): on
 # one node at 8, every PE its own node at 8, nodes of 2 at 8, nodes of 4 at 16 (4x4);
-# test_dataq_route (routed data queues) at 8 as 4x2 and 2x4 and at 16 as 4x4; test_sim
+# test_dataq_route (routed data queues) at 8 as 4x2 and 2x4 and at 16 as 4x4,
+# test_dataq_route3 (three hops) at 16 as 8x2, where cross peers are 4 of 8 nodes; test_sim
 # (the simulator's counts against real queues) at 16 as 4x4.
 # Through test/run-mpi.sh (the configured mpiexec and flags), each run with a time limit.
 top="${top_builddir:-.}"
@@ -33,6 +34,8 @@ run test_dataq_route "8 PEs, nodes of 4 (2x4)" SHMEMQ_TEST_NPES=8 SHMEMQ_TEST_OF
   SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=4
 run test_dataq_route "16 PEs, nodes of 4 (4x4)" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= \
   SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=4
+run test_dataq_route3 "16 PEs, nodes of 2 (8x2)" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= \
+  SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=2
 run test_sim "16 PEs, nodes of 4 (4x4)" SHMEMQ_TEST_NPES=16 SHMEMQ_TEST_OFFNODE_NPES= \
   SHMEMQ_TEST_NODES2_NPES= SHMEMQ_NODE_PES=4
 exit $status

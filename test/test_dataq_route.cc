@@ -1,5 +1,6 @@
 // test_dataq_route.cc: data queues in routed mode (SHMEMQ_DATAQ_ROUTE=2hop, set by this
-// binary before every create): exact data and per-source order from every PE to every PE
+// binary before every create; built again as test_dataq_route3 with
+// SHMEMQ_TEST_ROUTE_HOPS=3, the same cases with SHMEMQ_DATAQ_ROUTE=3hop): exact data and per-source order from every PE to every PE
 // with uneven counts, ANY_PE order, empty flushes, FULL at the logical room, OVERFLOW
 // without loss (partial and none fitting), porter buffers that grow, the destination
 // table growing with FULL still per destination, sources merged across flushes, a team
@@ -11,6 +12,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <set>
 #include <vector>
 #include <sched.h>
 #include "test_util.h"
@@ -28,6 +30,17 @@ extern "C" int shmemi_queue_data_route_test_coll;
 extern "C" int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2]);
 // dq_bufcache.c: grown routed buffers of destroyed queues taken by later ones
 extern "C" uint64_t shmemi_queue_data_rbuf_adopted;
+
+#ifndef SHMEMQ_TEST_ROUTE_HOPS
+#define SHMEMQ_TEST_ROUTE_HOPS 2
+#endif
+#if SHMEMQ_TEST_ROUTE_HOPS == 3
+#define ROUTE_ENV "3hop"
+#define ROUTED_MODE SHMEMX_QUEUE_MODE_DATA_ROUTED3
+#else
+#define ROUTE_ENV "2hop"
+#define ROUTED_MODE SHMEMX_QUEUE_MODE_DATA_ROUTED
+#endif
 
 namespace {
 
@@ -63,7 +76,7 @@ template <typename F> void with_agree_comm(int color, F f)
 }
 
 struct Routed : ::testing::Test {
-    void SetUp() override { setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1); }
+    void SetUp() override { setenv("SHMEMQ_DATAQ_ROUTE", ROUTE_ENV, 1); }
     void TearDown() override { unsetenv("SHMEMQ_DATAQ_ROUTE"); }
 };
 
@@ -177,16 +190,50 @@ TEST_F(Routed, WorldIsRoutedAndItsNodesAreEven)
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     // SHMEMQ_NODE_PES groups consecutive PEs and divides the job in every run
-    EXPECT_EQ(mode_of(q), (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(mode_of(q), (uint32_t)ROUTED_MODE);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     EXPECT_EQ(q, nullptr);
 }
 
 TEST_F(Routed, EveryPeToEveryPeExactAndInOrder) { all_to_all(SHMEM_TEAM_WORLD, 4); }
 
+#if SHMEMQ_TEST_ROUTE_HOPS == 3
+// Three hops (dq_plan.h): with every PE sending one element to every PE, PE (node a,
+// local rank l) of N nodes of n sends to the porters of its node that serve a node
+// (local ranks below N), to node b's PE of local rank a mod n for every node b with
+// b mod n == l (when l < N), and then, having received for its node, to all its node's
+// PEs: exactly those distinct peers (usage's peers_last), and not the column's N.
+TEST_F(Routed, ThreeHopsMeetTheCrossPeersOnly)
+{
+    const int me = shmem_my_pe(), np = shmem_n_pes(), n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    const int nn = np / n, a = me / n, l = me % n;
+    shmem_queue_config_t c = data_queue_cfg(64, sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(mode_of(q), (uint32_t)ROUTED_MODE);
+    push_one_each(q, me, np, 7);
+    expect_all(shmem_queue_global_flush(q), 0);
+    pop_one_each(q, me, np, 7);
+    std::set<int> want;
+    for (int p = 0; p < n && p < nn; p++)
+        want.insert(a * n + p); // hop 1: the porters
+    if (l < nn) {
+        for (int b = l; b < nn; b += n)
+            want.insert(b * n + a % n); // hop 2: the cross peers
+        for (int p = 0; p < n; p++)
+            want.insert(a * n + p); // hop 3: the node
+    }
+    shmemx_queue_usage_t u;
+    ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
+    EXPECT_EQ(u.peers_last, (uint64_t)want.size());
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+#endif
+
 // SHMEMQ_DATAQ_ROUTE=auto: 2hop from P = 64 (bench/simulate's LogGP crossover, docs/
 // data_queues.md) with at least two PEs per node and two nodes; below, and so in every
 // run of this binary (at most 16 PEs), direct, whether auto is said or left unset.
+#if SHMEMQ_TEST_ROUTE_HOPS == 2 // auto does not depend on the hops forced
 TEST(RoutedAuto, FollowsTheSimulatedCrossover)
 {
     EXPECT_EQ(shmemi_queue_data_route_auto(16, 0), 0);
@@ -212,6 +259,7 @@ TEST(RoutedAuto, FollowsTheSimulatedCrossover)
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     }
 }
+#endif
 
 TEST_F(Routed, EmptyFlushesAndOnePeSending)
 {
@@ -328,7 +376,7 @@ void overflow_reduction_skipped()
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     uint64_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    if (mode_of(q) != SHMEMX_QUEUE_MODE_DATA_ROUTED) { // a team the grid cannot route
+    if (mode_of(q) != ROUTED_MODE) { // a team the grid cannot route
         EXPECT_EQ(shmemi_queue_data_route_skipped(q, &s0), -1);
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
         return;
@@ -384,8 +432,9 @@ void overflow_reduction_skipped()
 TEST_F(Routed, OverflowReductionSkippedOnlyWhenNothingIsUnpopped) { overflow_reduction_skipped(); }
 
 // Every hop of these teams (at most 16 PEs: at most 16 peers a hop) goes point to point
-// by default; the test hook makes hop h collective (bit h of `collective`). Two hops a
-// flush, three flushes, the data exact (push_one_each and pop_one_each check it).
+// by default; the test hook makes the node's hops (bit 0 of `collective`) or the
+// column's or cross hop (bit 1) collective. Two hops a flush (three: node, cross,
+// node), three flushes, the data exact (push_one_each and pop_one_each check it).
 void hops_as_chosen(int collective)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes();
@@ -393,7 +442,7 @@ void hops_as_chosen(int collective)
     shmem_queue_t q = nullptr;
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
     uint64_t h[2] = {0, 0};
-    if (mode_of(q) != SHMEMX_QUEUE_MODE_DATA_ROUTED) { // a team the grid cannot route
+    if (mode_of(q) != ROUTED_MODE) { // a team the grid cannot route
         EXPECT_EQ(shmemi_queue_data_route_hops(q, h), -1);
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
         return;
@@ -404,9 +453,10 @@ void hops_as_chosen(int collective)
         pop_one_each(q, me, n, f);
     }
     ASSERT_EQ(shmemi_queue_data_route_hops(q, h), 0);
-    uint64_t coll = 3u * ((collective & 1) + (collective >> 1 & 1));
+    const uint64_t node_hops = SHMEMQ_TEST_ROUTE_HOPS - 1;
+    uint64_t coll = 3u * ((collective & 1) * node_hops + (collective >> 1 & 1));
     EXPECT_EQ(h[1], coll);
-    EXPECT_EQ(h[0], 6u - coll);
+    EXPECT_EQ(h[0], 3u * SHMEMQ_TEST_ROUTE_HOPS - coll);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 TEST_F(Routed, HopsGoPointToPointByDefault) { hops_as_chosen(0); }
@@ -472,7 +522,7 @@ TEST_F(Routed, GrownBuffersServeTheNextRoutedQueue)
     for (int round = 0; round < 2; round++) {
         shmem_queue_t q = nullptr;
         ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-        routed = mode_of(q) == SHMEMX_QUEUE_MODE_DATA_ROUTED;
+        routed = mode_of(q) == ROUTED_MODE;
         for (int j = 0; j < k; j++)
             for (int d = 0; d < n; d++) {
                 int64_t v = dataq_val(me, d, round * 100000 + j); // not what the kept buffers hold
@@ -565,10 +615,10 @@ void sparse_sources(int not_node_major)
     const int n = not_node_major ? (np > 1 ? np / 2 : 1) : shmem_team_n_pes(SHMEM_TEAM_SHARED);
     const uint64_t grid = not_node_major && np > 1 ? (uint64_t)np * sizeof(int) : 0;
     shmemx_queue_model_t m;
-    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n, &m), 0);
+    ASSERT_EQ(shmemx_queue_model(&c, ROUTED_MODE, np, n, &m), 0);
     shmemx_queue_usage_t u;
     ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
-    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    EXPECT_EQ(u.mode, (uint32_t)ROUTED_MODE);
     EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes + grid);
     EXPECT_EQ(u.held_bytes, 0u);
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
@@ -710,7 +760,7 @@ TEST_F(Routed, StridedTeams)
             int npn = shmem_team_n_pes(SHMEM_TEAM_SHARED);
             int uneven = 3 % npn != 0 && npn < 3; // nodes of 2 (or 4 cut to 3: one node)
             EXPECT_EQ(mode_of(q), uneven ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
-                                         : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+                                         : (uint32_t)ROUTED_MODE);
             EXPECT_EQ(shmem_queue_data_destroy(&q, first3), 0);
             all_to_all(first3, 2);
             shmem_team_destroy(first3);
@@ -728,7 +778,7 @@ TEST_F(Routed, HugeRoomTakesTheLargeCountExchange)
     shmem_queue_t q = nullptr;
 #if MPI_VERSION >= 4
     ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    ASSERT_EQ(mode_of(q), (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+    ASSERT_EQ(mode_of(q), (uint32_t)ROUTED_MODE);
 #else
     // No MPI_Ialltoallv_c: the queue is direct, whose exchange rounds move such rooms, and
     // which allocates its 2 P rooms at create: made where the host lets 2 P x 3 GiB be

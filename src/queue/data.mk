@@ -38,6 +38,12 @@ test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
 test_test_dataq_route_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_route_LDADD = $(TEST_LIBS)
 test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
+# the same cases with three hops (SHMEMQ_DATAQ_ROUTE=3hop)
+check_PROGRAMS += test/test_dataq_route3
+test_test_dataq_route3_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
+test_test_dataq_route3_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ROUTE_HOPS=3
+test_test_dataq_route3_LDADD = $(TEST_LIBS)
+test_test_dataq_route3_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 # All of test_dataq and test_dataq_inline again with every direct flush through the sparse exchange

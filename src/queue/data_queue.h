@@ -49,7 +49,8 @@ enum shmemi_dataq_xfer {
 enum shmemi_dataq_route_mode {
     SHMEMI_DATAQ_ROUTE_AUTO = 0, /* 2hop where bench/simulate predicts it wins (dq_route.h) */
     SHMEMI_DATAQ_ROUTE_DIRECT = 1,
-    SHMEMI_DATAQ_ROUTE_2HOP = 2
+    SHMEMI_DATAQ_ROUTE_2HOP = 2,
+    SHMEMI_DATAQ_ROUTE_3HOP = 3  /* forced only: dq_plan.h, "three hops" */
 };
 
 struct shmemi_dq_route;

@@ -112,14 +112,14 @@ static void dq_read_transfer_knobs(struct dq_params *want)
     static const char *const xn[] = {"auto", "v", "c", "rounds"};
     static const int xv[] = {SHMEMI_DATAQ_XFER_AUTO, SHMEMI_DATAQ_XFER_V, SHMEMI_DATAQ_XFER_C,
                              SHMEMI_DATAQ_XFER_ROUNDS};
-    static const char *const rn[] = {"auto", "2hop", "direct"};
+    static const char *const rn[] = {"auto", "2hop", "3hop", "direct"};
     static const int rv[] = {SHMEMI_DATAQ_ROUTE_AUTO, SHMEMI_DATAQ_ROUTE_2HOP,
-                             SHMEMI_DATAQ_ROUTE_DIRECT};
+                             SHMEMI_DATAQ_ROUTE_3HOP, SHMEMI_DATAQ_ROUTE_DIRECT};
     static const char *const en[] = {"auto", "alltoallv", "nbx"};
     static const int ev[] = {SHMEMI_DATAQ_EXCH_AUTO, SHMEMI_DATAQ_EXCH_ALLTOALLV,
                              SHMEMI_DATAQ_EXCH_NBX};
     want->xfer = dq_env_choice("SHMEMQ_DATAQ_XFER", xn, xv, 4, SHMEMI_DATAQ_XFER_AUTO);
-    want->route = dq_env_choice("SHMEMQ_DATAQ_ROUTE", rn, rv, 3, SHMEMI_DATAQ_ROUTE_AUTO);
+    want->route = dq_env_choice("SHMEMQ_DATAQ_ROUTE", rn, rv, 4, SHMEMI_DATAQ_ROUTE_AUTO);
     want->exch = dq_env_choice("SHMEMQ_DATAQ_EXCHANGE", en, ev, 3, SHMEMI_DATAQ_EXCH_AUTO);
     want->chunk = SHMEMI_MAX_MPI_COUNT;
     const char *cs = getenv("SHMEMQ_DATAQ_CHUNK");
@@ -329,9 +329,9 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
     if (shmemi_queue_data_list(q) != 0)
         shmemi_debug(routine, "out of memory for the finalize list");
     if (q->rt)
-        shmemi_debug(routine, "data queue %llu: routed (2hop), %d nodes of %d PEs",
-                     (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->rt->nnodes,
-                     q->rt->n);
+        shmemi_debug(routine, "data queue %llu: routed (%dhop), %d nodes of %d PEs",
+                     (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->rt->nh,
+                     q->rt->nnodes, q->rt->n);
     /* SHARED queues get the other magic: the inline paths leave them to the library; so
      * do routed queues (no per-peer outgoing rooms for the inline push to write to) */
     __atomic_store_n(&q->h.magic, shared || q->rt ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
@@ -348,17 +348,19 @@ static int dq_route_create(const char *routine, struct shmemi_dataq **qp, shmem_
     struct shmemi_dataq *q = *qp;
     q->comm = comm;
     int uneven = 0;
-    int rc = shmemi_queue_data_route_setup(q, team, maxroom,
+    int hops = want->route == SHMEMI_DATAQ_ROUTE_3HOP ? 3 : 2;
+    int rc = shmemi_queue_data_route_setup(q, team, maxroom, hops,
                                            want->route == SHMEMI_DATAQ_ROUTE_AUTO, &uneven);
     if (!rc && uneven) {
-        shmemi_debug(routine, uneven == 3   ? "SHMEMQ_DATAQ_ROUTE=auto: the team is one node, "
-                                              "one PE per node, or nodes of different sizes, "
-                                              "so this data queue is direct"
-                              : uneven == 2 ? "SHMEMQ_DATAQ_ROUTE=2hop: a routed flush of this "
-                                              "room could pass 2 GiB, which needs MPI 4's "
-                                              "MPI_Ialltoallv_c, so this data queue is direct"
-                                            : "SHMEMQ_DATAQ_ROUTE=2hop: the team's nodes differ "
-                                              "in size, so this data queue is direct");
+        if (uneven == 3)
+            shmemi_debug(routine, "SHMEMQ_DATAQ_ROUTE=auto: the team is one node, one PE per "
+                                  "node, or nodes of different sizes, so this data queue is "
+                                  "direct");
+        else
+            shmemi_debug(routine, "SHMEMQ_DATAQ_ROUTE=%dhop: %s, so this data queue is direct",
+                         hops, uneven == 2 ? "a routed flush of this room could pass 2 GiB, "
+                                             "which needs MPI 4's MPI_Ialltoallv_c"
+                                           : "the team's nodes differ in size");
         free(q);
         *qp = q = dq_allocate(team->n_pes, want->room);
         if (q == NULL)

@@ -44,6 +44,30 @@ static inline int dq_plan_hop_peer(int column, int i, int n, int node, int lr)
 {
     return column ? i * n + lr : node * n + i;
 }
+/* ---- three hops (SHMEMQ_DATAQ_ROUTE=3hop), as bale's three-hop conveyors: nodes are
+ * grouped by node index mod n. A record for grid position g (node b, local rank m),
+ * sent from node a, goes to the porter of a whose local rank is b mod n (hop 1, on the
+ * node), from there to the PE of node b whose local rank is a mod n (hop 2, "cross"),
+ * then to m (hop 3, on b's node). PE (a, l) meets across nodes only the nodes b with
+ * b mod n == l, each through one PE: about P/n^2 peers instead of a column's P/n.
+ * Hop h's group of g (the peer index its record goes to): hop 0 the porter, hop 1 the
+ * cross peer, numbered by b / n (peers of (a, l) are nodes l, l + n, l + 2n, ...), hop
+ * 2 the local rank. ---- */
+static inline int dq_plan_group3(int g, int n, int h)
+{
+    int b = g / n;
+    return h == 0 ? b % n : h == 1 ? b / n : g % n;
+}
+/* Nodes b < nodes with b mod n == r: the cross peers of a PE of local rank r. */
+static inline int dq_plan_cross_np(int nodes, int n, int r)
+{
+    return r < nodes ? (nodes - 1 - r) / n + 1 : 0;
+}
+/* Grid position of cross peer i of the PE at (node a, local rank l). */
+static inline int dq_plan_cross_peer(int i, int n, int a, int l)
+{
+    return (i * n + l) * n + a % n;
+}
 /* How a hop among np PEs moves its blocks (dq_route_hop.c): point to point, a message
  * to every peer, empty ones included, so no count exchange, up to DQ_PLAN_HOP_P2P_MAX
  * peers; above that, collective (an alltoall of the counts, then the data), as the empty
@@ -59,6 +83,14 @@ static inline int dq_plan_k(int npes, int n)
 {
     int nn = npes / n;
     return n > nn ? n : nn;
+}
+
+/* The same for three hops: max(n, the largest cross communicator), which holds two
+ * residue classes of nodes (dq_route.c). */
+static inline int dq_plan_k3(int npes, int n)
+{
+    int nn = npes / n, x = 2 * ((nn + n - 1) / n);
+    return n > x ? n : x;
 }
 
 /* ---- what one flush sends ---- */

@@ -26,9 +26,9 @@ static const char *const rt_routine = "shmem_queue_global_flush";
 
 /* ---- sizes (the model reads the same functions) ---- */
 
-static int rt_k(int npes, int n)
+static int rt_k(int npes, int n, int hops)
 {
-    return dq_plan_k(npes, n);
+    return hops == 3 ? dq_plan_k3(npes, n) : dq_plan_k(npes, n);
 }
 
 /* One hop's per-peer arrays: the collective exchange's counts and displacements, or the
@@ -44,9 +44,9 @@ static size_t rt_vbuf_bytes(int k)
     return coll > p2p ? coll : p2p;
 }
 
-uint64_t shmemi_queue_data_route_meta(int npes, int n)
+uint64_t shmemi_queue_data_route_meta(int npes, int n, int hops)
 {
-    uint64_t k = (uint64_t)rt_k(npes, n);
+    uint64_t k = (uint64_t)rt_k(npes, n, hops);
     /* nothing per PE (the grid of a node-major team is the identity; the destination
      * table and the source list follow the traffic: scratch). per porter: its buffer
      * header and last-run offset. per hop peer: 3 counts and the MPI call's arrays. */
@@ -55,23 +55,33 @@ uint64_t shmemi_queue_data_route_meta(int npes, int n)
            rt_vbuf_bytes((int)k);
 }
 
-/* The peers a routed PE can send to: the n of its node and the P/n of its column (this
- * PE is in both; rt_count_hop numbers them). */
-static int rt_track_peers(int npes, int n)
+/* The peers a routed PE can send to: the n of its node and the P/n of its column, or
+ * (3 hops) at most ceil(P/n / n) cross peers (this PE may be in both; rt_count_hop
+ * numbers them). */
+static int rt_track_peers(int npes, int n, int hops)
 {
-    return n + npes / n;
+    int nn = npes / n;
+    return n + (hops == 3 ? (nn + n - 1) / n : nn);
 }
 
-uint64_t shmemi_queue_data_route_track(int npes, int n)
+uint64_t shmemi_queue_data_route_track(int npes, int n, int hops)
 {
-    return (uint64_t)rt_track_peers(npes, n) * sizeof(uint32_t);
+    return (uint64_t)rt_track_peers(npes, n, hops) * sizeof(uint32_t);
 }
 
-size_t shmemi_queue_data_route_proom(int npes, int n)
+size_t shmemi_queue_data_route_proom(int npes, int n, int hops)
 {
-    /* as the direct default, with n + P/n peers: the porter buffers and a flush's share
-     * of the staging fill about one L2 */
-    return shmemi_queue_data_default_room(1, n + npes / n);
+    /* as the direct default, with the peers of every hop (n + P/n; 3 hops: n + P/n^2 +
+     * n): the porter buffers and a flush's share of the staging fill about one L2 */
+    return shmemi_queue_data_default_room(1, rt_track_peers(npes, n, hops) +
+                                                 (hops == 3 ? n : 0));
+}
+
+/* The porter (local rank on this node) that serves destination d. */
+static inline int rt_porter(const struct shmemi_dq_route *rt, uint32_t d)
+{
+    int g = dq_rt_grid(rt, (int)d);
+    return rt->nh == 3 ? dq_plan_group3(g, rt->n, 0) : dq_plan_porter(g, rt->n);
 }
 
 /* ---- buffers ---- */
@@ -126,7 +136,7 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
         rt_rehash(rt, nslots ? 2 * nslots : 4) != 0)
         return UINT32_MAX;
     uint32_t i = rt->nent++;
-    uint32_t l = (uint32_t)dq_plan_porter(dq_rt_grid(rt, (int)d), rt->n);
+    uint32_t l = (uint32_t)rt_porter(rt, d);
     rt->ent[i] = (struct dq_dent){d, l, 0, 0};
     rt_slot_put(rt, d, i);
     return i;
@@ -276,6 +286,8 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
         MPI_Comm_free(&rt->nodec);
     if (rt->colc != MPI_COMM_NULL)
         MPI_Comm_free(&rt->colc);
+    if (rt->crossc != MPI_COMM_NULL)
+        MPI_Comm_free(&rt->crossc);
     (void)npes;
     free(rt);
 }
@@ -296,7 +308,7 @@ int shmemi_queue_data_route_auto(int npes, int n)
 }
 
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int auto_mode, int *uneven)
+                                  int hops, int auto_mode, int *uneven)
 {
     static const char *routine = "shmem_queue_data_create";
     int npes = team->n_pes;
@@ -327,7 +339,7 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     struct shmemi_dq_route *rt = calloc(1, sizeof *rt);
     int rc = 0;
     if (rt) {
-        rt->nodec = rt->colc = MPI_COMM_NULL;
+        rt->nodec = rt->colc = rt->crossc = MPI_COMM_NULL;
         rt->grid = malloc(P * sizeof(int)); /* freed below when it is the identity */
     }
     /* every PE decides the same from the same keys, memory or not */
@@ -351,8 +363,23 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     int lr = n > 0 ? dq_plan_lr(g, n) : MPI_UNDEFINED;
     MPI_Comm nodec = MPI_COMM_NULL, colc = MPI_COMM_NULL;
     mrc = MPI_Comm_split(q->comm, node, lr, &nodec);
-    if (mrc == MPI_SUCCESS)
+    if (mrc == MPI_SUCCESS && hops == 3) {
+        /* the cross communicator of the pair {x, y} = {node mod n, lr}: class (x, y)
+         * (x <= y) first, then class (y, x), each by node; a PE's cross peers are the
+         * other class (its own when x == y), so each node of the peers' class b mod n
+         * == lr sits at rank base + b / n */
+        int x = n > 0 ? node % n : 0, lo = x < lr ? x : lr, hi = x < lr ? lr : x;
+        int color = n > 0 ? lo * n + hi : MPI_UNDEFINED;
+        int nn = n > 0 ? npes / n : 0;
+        mrc = MPI_Comm_split(q->comm, color, (x == lo && lr == hi ? 0 : nn) + node, &colc);
+        if (n > 0) {
+            rt->xnp = dq_plan_cross_np(nn, n, lr);
+            rt->xbase = x < lr ? dq_plan_cross_np(nn, n, x) : 0;
+            rt->xself = x == lr ? node / n : -1;
+        }
+    } else if (mrc == MPI_SUCCESS) {
         mrc = MPI_Comm_split(q->comm, lr, node, &colc);
+    }
     if (mrc != MPI_SUCCESS) {
         rc = shmemi_queue_mpi_err(routine, "MPI_Comm_split", mrc);
     } else if (n < 0) {
@@ -369,21 +396,27 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
     MPI_Comm_set_errhandler(nodec, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(colc, MPI_ERRORS_RETURN);
     rt->nodec = nodec;
-    rt->colc = colc;
+    if (hops == 3)
+        rt->crossc = colc;
+    else
+        rt->colc = colc;
+    rt->nh = hops;
     rt->n = n;
     rt->nnodes = npes / n;
     rt->node = node;
     rt->lr = lr;
-    rt->k = rt_k(npes, n);
-    rt->proom = shmemi_queue_data_route_proom(npes, n);
+    rt->k = rt_k(npes, n, hops);
+    rt->proom = shmemi_queue_data_route_proom(npes, n, hops);
     /* What one PE sends or receives in one hop is at most P records of a room and a
      * header (hop 1: its own data; at a porter: n senders x P/n destinations); the same
      * on every PE (maxroom is agreed), so all pick the same call. */
     rt->int_counts = (size_t)INT_MAX / P > sizeof(struct dq_rec) &&
                      maxroom <= (size_t)INT_MAX / P - sizeof(struct dq_rec);
-    for (int h = 0; h < 2; h++)
-        rt->p2p[h] = rt->int_counts && !(shmemi_queue_data_route_test_coll >> h & 1) &&
-                     dq_plan_hop_p2p(h ? rt->nnodes : n);
+    for (int h = 0; h < 3; h++) /* cross: the largest cross hop's, alike on every PE */
+        rt->p2p[h] = rt->int_counts && !(shmemi_queue_data_route_test_coll >> (h > 0) & 1) &&
+                     dq_plan_hop_p2p(h == DQ_HOP_NODE     ? n
+                                     : h == DQ_HOP_COLUMN ? rt->nnodes
+                                                          : dq_plan_cross_np(rt->nnodes, n, 0));
     /* a node-major team (grid[p] == p) needs no table: the usual case, and the model's */
     int identity = 1;
     for (int p = 0; p < npes && identity; p++)
@@ -414,18 +447,39 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
 
 /* ---- the flush ---- */
 
-/* Sort the records of `in` by the grid position's node (by_node) or local rank of their
- * `to` into `out`, keeping their order within each group; cnt: k counts out. */
-static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int by_node,
-                      int payload, int groups, struct dq_rbuf *out, uint64_t *cnt)
+/* Hop h of a route (0 .. nh - 1): the communicator it runs on, its peers, and the peer
+ * a record for grid position g goes to. Two hops: the node (to the porter, g's local
+ * rank), then the column (g's node). Three: the node (the porter serving g's node),
+ * the cross peers (g's node), the node (g's local rank); dq_plan.h. */
+static int rt_hop_kind(const struct shmemi_dq_route *rt, int h)
+{
+    return h == 0 ? DQ_HOP_NODE : rt->nh == 2 ? DQ_HOP_COLUMN : h == 1 ? DQ_HOP_CROSS : DQ_HOP_NODE;
+}
+
+static int rt_hop_np(const struct shmemi_dq_route *rt, int h)
+{
+    int kind = rt_hop_kind(rt, h);
+    return kind == DQ_HOP_NODE ? rt->n : kind == DQ_HOP_COLUMN ? rt->nnodes : rt->xnp;
+}
+
+static inline int rt_hop_group(const struct shmemi_dq_route *rt, int g, int h)
+{
+    return rt->nh == 3 ? dq_plan_group3(g, rt->n, h) : dq_plan_group(g, rt->n, h == 1);
+}
+
+/* Sort the records of `in` by their `to`'s peer in hop h into `out`, keeping their order
+ * within each group; cnt: the hop's counts out. */
+static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int h, int payload,
+                      struct dq_rbuf *out, uint64_t *cnt)
 {
     uint64_t *off = rt->cnt + 2 * (size_t)rt->k;
+    const int groups = rt_hop_np(rt, h);
     for (int i = 0; i < groups; i++)
         cnt[i] = 0;
     struct dq_rec r;
     for (size_t o = 0; o < in->len; o += sizeof r + (payload ? r.bytes : 0)) {
         memcpy(&r, in->p + o, sizeof r);
-        cnt[dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node)] +=
+        cnt[rt_hop_group(rt, dq_rt_grid(rt, (int)r.to), h)] +=
             sizeof r + (payload ? r.bytes : 0);
     }
     uint64_t sum = 0;
@@ -437,25 +491,28 @@ static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int 
     for (size_t o = 0; o < in->len;) {
         memcpy(&r, in->p + o, sizeof r);
         size_t len = sizeof r + (payload ? r.bytes : 0);
-        int i = dq_plan_group(dq_rt_grid(rt, (int)r.to), rt->n, by_node);
+        int i = rt_hop_group(rt, dq_rt_grid(rt, (int)r.to), h);
         memcpy(out->p + off[i], in->p + o, len);
         off[i] += len;
         o += len;
     }
 }
 
-/* Count a hop's messages and peers (queue_usage.h): peer i of the node or column,
- * numbered for the peer tracking as i (node) or n + i (column; i == node is this PE,
- * numbered lr as in the node), so the tracking array holds n + P/n marks, not P. */
-static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int np, int column)
+/* Count hop h's messages and peers (queue_usage.h): peer i of the node, column or
+ * cross peers, numbered for the peer tracking as i (node) or n + i (the others; this
+ * PE among them numbered lr as in the node), so the tracking array holds
+ * rt_track_peers marks, not P. */
+static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int h)
 {
     struct shmemi_dq_route *rt = q->rt;
-    int ntrack = rt_track_peers(q->h.npes, rt->n);
+    int ntrack = rt_track_peers(q->h.npes, rt->n, rt->nh), np = rt_hop_np(rt, h);
+    int kind = rt_hop_kind(rt, h), self = kind == DQ_HOP_COLUMN ? rt->node : rt->xself;
     for (int i = 0; i < np; i++) {
         if (!sc[i])
             continue;
         q->tr.msgs++;
-        shmemi_qtraffic_sent(&q->tr, ntrack, !column ? i : i == rt->node ? rt->lr : rt->n + i);
+        shmemi_qtraffic_sent(&q->tr, ntrack,
+                             kind == DQ_HOP_NODE ? i : i == self ? rt->lr : rt->n + i);
     }
 }
 
@@ -465,7 +522,7 @@ static void rt_keep(struct shmemi_dataq *q, uint32_t i, const char *s, size_t ke
 {
     struct shmemi_dq_route *rt = q->rt;
     struct dq_dent *e = &rt->ent[i];
-    int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), rt->n);
+    int l = rt_porter(rt, e->d);
     if (rt_append_runs(rt, l, i, s, keep) != 0)
         shmemi_fatal(rt_routine, "out of memory keeping %zu bytes outgoing", keep);
     e->len = keep;
@@ -499,8 +556,9 @@ static void rt_table_compact(struct shmemi_dq_route *rt)
     rt->last_d = UINT32_MAX;
 }
 
-/* The acknowledgements (records to the senders, with the rejected bytes) go back two
- * hops; returns the bytes rejected for this PE's own data, after keeping them outgoing. */
+/* The acknowledgements (records to the senders, with the rejected bytes) go back as
+ * records to them, along the route any record to them takes; returns the bytes rejected
+ * for this PE's own data, after keeping them outgoing. */
 static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t *rejected)
 {
     struct shmemi_dq_route *rt = q->rt;
@@ -508,13 +566,11 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
     struct dq_rbuf a = {0}, b = {0};
     int rc1;
     *rejected = 0;
-    /* hop 1 to the sender's local rank, hop 2 along its column to the sender's node */
-    rt_bucket(q->rt, acks, 0, 1, rt->n, &a, sc);
-    rt_count_hop(q, sc, rt->n, 0);
-    if ((rc1 = shmemi_queue_data_route_hop(rt, 0, a.p, sc, 0, &b, rc, NULL)) == 0) {
-        rt_bucket(q->rt, &b, 1, 1, rt->nnodes, &a, sc);
-        rt_count_hop(q, sc, rt->nnodes, 1);
-        rc1 = shmemi_queue_data_route_hop(rt, 1, a.p, sc, 0, &b, rc, NULL);
+    rc1 = 0;
+    for (int h = 0; h < rt->nh && rc1 == 0; h++) {
+        rt_bucket(rt, h ? &b : acks, h, 1, &a, sc);
+        rt_count_hop(q, sc, h);
+        rc1 = shmemi_queue_data_route_hop(rt, rt_hop_kind(rt, h), a.p, sc, 0, &b, rc, NULL);
     }
     if (rc1 == 0) {
         struct dq_rec r;
@@ -548,7 +604,7 @@ static void rt_restore(struct shmemi_dataq *q)
 int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
 {
     struct shmemi_dq_route *rt = q->rt;
-    const int n = rt->n, nn = rt->nnodes;
+    const int n = rt->n;
     uint64_t *sc = rt->cnt, *rc = rt->cnt + rt->k, *off = rt->cnt + 2 * (size_t)rt->k;
     dq_lock(q);
     q->started++;
@@ -562,12 +618,12 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     for (int l = 0; l < n; l++)
         sc[l] = 0;
     for (uint32_t i = 0; i < rt->nent; i++)
-        sc[dq_plan_porter(dq_rt_grid(rt, (int)rt->ent[i].d), n)] +=
+        sc[rt_porter(rt, rt->ent[i].d)] +=
             dq_plan_rec_bytes(rt->ent[i].len);
     /* the counts are known before packing: send them meanwhile, flagged when this PE
      * holds unpopped data (only then can a delivery overflow here: step 7) */
     MPI_Request creq;
-    int unpopped = rt->in_total != 0, node_unpopped = 0, team_unpopped = 0;
+    int unpopped = rt->in_total != 0, team_unpopped = 0;
     int rc1 = shmemi_queue_data_route_hop_begin(rt, 0, sc, unpopped, rc, &creq);
     if (rc1) {
         dq_unlock(q);
@@ -583,7 +639,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         struct dq_dent *e = &rt->ent[i];
         if (!e->len)
             continue;
-        int l = dq_plan_porter(dq_rt_grid(rt, (int)e->d), n);
+        int l = rt_porter(rt, e->d);
         struct dq_rec r = {e->d, (uint32_t)q->me, e->len};
         memcpy(st[0].p + off[l], &r, sizeof r);
         e->cur = off[l] + sizeof r;
@@ -603,22 +659,26 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         rt->plast[l] = DQ_RT_NONE;
     }
     /* 3. hop 1 */
-    rt_count_hop(q, sc, n, 0);
-    rc1 = shmemi_queue_data_route_hop_end(rt, 0, st[0].p, sc, unpopped, &st[1], rc, &creq,
-                                          &node_unpopped);
+    rt_count_hop(q, sc, 0);
+    rc1 = shmemi_queue_data_route_hop_end(rt, DQ_HOP_NODE, st[0].p, sc, unpopped, &st[1], rc,
+                                          &creq, &team_unpopped);
     if (rc1) {
         rt_restore(q);
         dq_unlock(q);
         return rc1;
     }
-    /* 4, 5. the porter: by destination node (into st[0], sent), hop 2 (into st[1],
-     * bucketed) */
-    rt_bucket(rt, &st[1], 1, 1, nn, &st[0], sc);
-    rt_count_hop(q, sc, nn, 1);
-    if ((rc1 = shmemi_queue_data_route_hop(rt, 1, st[0].p, sc, node_unpopped, &st[1], rc,
-                                           &team_unpopped)) != 0) {
-        dq_unlock(q);
-        return rc1;
+    /* 4, 5. the porter sorts what arrived by the next hop's peers (into st[0], sent) and
+     * the hop moves it (into st[1]); three hops: twice. The flag ORs on: after the last
+     * hop every PE holds it over the team */
+    for (int h = 1; h < rt->nh; h++) {
+        int f = team_unpopped;
+        rt_bucket(rt, &st[1], h, 1, &st[0], sc);
+        rt_count_hop(q, sc, h);
+        if ((rc1 = shmemi_queue_data_route_hop(rt, rt_hop_kind(rt, h), st[0].p, sc, f, &st[1], rc,
+                                               &team_unpopped)) != 0) {
+            dq_unlock(q);
+            return rc1;
+        }
     }
     /* 6. deliver up to the logical room per source; note what did not fit */
     struct dq_rbuf acks = {0};
@@ -645,12 +705,12 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     }
     /* 8. everything sent left; acknowledgements put rejected tails back */
     uint64_t rejected = 0;
-    q->stats.bursts += 2;
+    q->stats.bursts += (uint64_t)rt->nh;
     if (any) {
         for (uint32_t i = 0; i < rt->nent; i++)
             rt->ent[i].len = 0;
         rt->out_total = 0;
-        q->stats.bursts += 2;
+        q->stats.bursts += (uint64_t)rt->nh;
         rc1 = rt_route_acks(q, &acks, &rejected);
         rt_table_compact(rt);
     } else {
@@ -677,7 +737,7 @@ void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
     s += (uint64_t)rt->entcap * sizeof *rt->ent;
     s += rt->slot ? ((uint64_t)rt->mask + 1) * sizeof *rt->slot : 0;
     s += shmemi_queue_data_route_in_bytes(rt);
-    *meta = shmemi_queue_data_route_meta(q->h.npes, rt->n) +
+    *meta = shmemi_queue_data_route_meta(q->h.npes, rt->n, rt->nh) +
             (rt->grid ? (uint64_t)q->h.npes * sizeof *rt->grid : 0);
     *buffers = (uint64_t)rt->n;
     *buffer_bytes = b;

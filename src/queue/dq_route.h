@@ -67,15 +67,21 @@ struct dq_arr {
 };
 
 struct shmemi_dq_route {
+    int nh;              /* hops: 2, or 3 (SHMEMQ_DATAQ_ROUTE=3hop: dq_plan.h, "three hops") */
     int n, nnodes;       /* PEs per node, nodes: P = n * nnodes */
     int lr, node;        /* this PE's node-local rank and node index */
-    int k;               /* max(n, nnodes): length of the per-hop count arrays */
+    int k;               /* length of the per-hop count arrays: dq_plan_k, _k3 */
     int *grid;           /* grid[d] = node(d) * n + lr(d); NULL: the identity */
     MPI_Comm nodec;      /* the team PEs of this node, rank = local rank */
-    MPI_Comm colc;       /* the team PEs with this local rank, rank = node index */
+    MPI_Comm colc;       /* 2 hops: the team PEs with this local rank, rank = node index */
+    MPI_Comm crossc;     /* 3 hops: the PEs at (a, l) with {a mod n, l} this PE's pair:
+                            two residue classes of nodes, each ordered by node, this
+                            PE's cross peers the other class (or its own when a mod n
+                            == l): ranks xbase .. xbase + xnp - 1, itself xself or -1 */
+    int xbase, xnp, xself;
     size_t proom;        /* a porter buffer's size at create */
     int int_counts;      /* every hop's counts fit int: MPI_Ialltoallv, else _c */
-    int p2p[2];          /* hop 1 (node), hop 2 (column) point to point (dq_route_hop.c):
+    int p2p[3];          /* node, column, cross hops point to point (dq_route_hop.c):
                             int_counts and dq_plan_hop_p2p, unless a test forced the
                             collective exchange */
     struct dq_rbuf *porter; /* n: runs (dq_run: dst is the entry index) for porter l */
@@ -215,15 +221,15 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
  * else set up q->rt (communicators and memory). Returns 0 or NOMEM/MPI (this PE only:
  * the caller agrees on the outcome). */
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
-                                  int auto_mode, int *uneven);
+                                  int hops, int auto_mode, int *uneven);
 
 /* Tests only (test_dataq_route.cc): m > 0 makes create group the team as if team PE p
  * sat on node p % m, a team that is not node-major (a launcher placing ranks round
  * robin), which SHMEMQ_NODE_PES cannot make. Read at create. */
 extern int shmemi_queue_data_route_test_nodes;
-/* Tests only: bit h (0: the node's hop, 1: the column's) makes create choose the
- * collective exchange (MPI_Ialltoall of the counts, then MPI_Ialltoallv) for hop h where
- * it would go point to point. Read at create. */
+/* Tests only: bit h (0: the node's hops, 1: the column's or the cross hop) makes create
+ * choose the collective exchange (MPI_Ialltoall of the counts, then MPI_Ialltoallv) for
+ * those hops where they would go point to point. Read at create. */
 extern int shmemi_queue_data_route_test_coll;
 
 /* SHMEMQ_DATAQ_ROUTE=auto: route a team of P PEs in nodes of n (n 0: not known yet,
@@ -239,11 +245,12 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 int shmemi_queue_data_route_flush(struct shmemi_dataq *q);
 
 /* The model (queue_usage.c): bytes of the queue object and its arrays at create, for a
- * node-major team of P PEs, n per node (n divides P); the peer-tracking array
- * (queue_usage.h) of a routed queue; a porter buffer's size at create. */
-uint64_t shmemi_queue_data_route_meta(int npes, int n);
-uint64_t shmemi_queue_data_route_track(int npes, int n);
-size_t shmemi_queue_data_route_proom(int npes, int n);
+ * node-major team of P PEs, n per node (n divides P), routed in `hops` (2 or 3); the
+ * peer-tracking array (queue_usage.h) of a routed queue; a porter buffer's size at
+ * create. */
+uint64_t shmemi_queue_data_route_meta(int npes, int n, int hops);
+uint64_t shmemi_queue_data_route_track(int npes, int n, int hops);
+size_t shmemi_queue_data_route_proom(int npes, int n, int hops);
 /* Usage: meta now (the model's, plus the grid when the team is not node-major), porter
  * buffers now (count and bytes), and the scratch allocated now, which follows the
  * traffic: staging, per-source FIFOs, the destination table and the source lists.
@@ -251,18 +258,21 @@ size_t shmemi_queue_data_route_proom(int npes, int n);
 void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
                                    uint64_t *buffers, uint64_t *buffer_bytes, uint64_t *scratch);
 
-/* ---- dq_route_hop.c: one hop, on the node's communicator (column 0) or the column's
- * (1). sc: bytes for each peer, packed peer after peer in sbuf; rb gets the peers'
- * blocks in peer order (len: their total) and rc their sizes; flag: this PE's bit, and
+/* The communicators a hop runs on (its `kind`). */
+enum { DQ_HOP_NODE = 0, DQ_HOP_COLUMN = 1, DQ_HOP_CROSS = 2 };
+
+/* ---- dq_route_hop.c: one hop, of a kind above, among its peers (the node, the
+ * column, or the cross peers). sc: bytes for each peer, packed peer after peer in
+ * sbuf; rb gets the peers' blocks in peer order (len: their total) and rc their sizes; flag: this PE's bit, and
  * *flags (unless NULL) the OR of the hop's. begin may be called before sbuf is packed
  * (the collective exchange sends its counts meanwhile); end completes the hop. 0, or an
  * MPI error (the flush fails). ---- */
-int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int column, const uint64_t *sc,
+int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, const uint64_t *sc,
                                       int flag, uint64_t *rc, MPI_Request *req);
-int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, const char *sbuf,
+int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const char *sbuf,
                                     const uint64_t *sc, int flag, struct dq_rbuf *rb,
                                     uint64_t *rc, MPI_Request *creq, int *flags);
-int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int column, const char *sbuf,
+int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int kind, const char *sbuf,
                                 const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
                                 int *flags);
 

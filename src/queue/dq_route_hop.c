@@ -1,7 +1,10 @@
 /*
  * dq_route_hop.c: one hop of a routed data-queue flush (dq_route.h; docs/data_queues.md,
- * "Routed mode"): every PE of the hop's communicator (its node, or its column) sends
- * each peer one block of bytes and receives one from each.
+ * "Routed mode"): every PE of a hop sends each of its peers one block of bytes and
+ * receives one from each: the PEs of its node, of its column, or (3 hops) its cross
+ * peers, which are ranks base .. base + np - 1 of the cross communicator (the other
+ * residue class of the pair, this PE among them only when its class is the pair's
+ * both). So every hop is symmetric: a PE hears from exactly the peers it sends to.
  *
  * Two ways to move it, chosen per hop alike on every PE at create (rt->p2p):
  *   - point to point (when every block fits an int count and the hop has at most
@@ -36,11 +39,20 @@ static void hop_resize(struct dq_rbuf *b, size_t bytes)
     b->len = bytes;
 }
 
-static MPI_Comm hop_comm(const struct shmemi_dq_route *rt, int column, int *np, int *self)
+/* The hop's communicator and peers: np of them, ranks base .. base + np - 1, this PE
+ * peer self (-1: not among them). */
+struct hop_peers {
+    MPI_Comm c;
+    int np, self, base;
+};
+
+static struct hop_peers hop_comm(const struct shmemi_dq_route *rt, int kind)
 {
-    *np = column ? rt->nnodes : rt->n;
-    *self = column ? rt->node : rt->lr;
-    return column ? rt->colc : rt->nodec;
+    if (kind == DQ_HOP_NODE)
+        return (struct hop_peers){rt->nodec, rt->n, rt->lr, 0};
+    if (kind == DQ_HOP_COLUMN)
+        return (struct hop_peers){rt->colc, rt->nnodes, rt->node, 0};
+    return (struct hop_peers){rt->crossc, rt->xnp, rt->xself, rt->xbase};
 }
 
 /* The per-peer arrays of a point-to-point hop live in vbuf (rt_vbuf_bytes makes room). */
@@ -63,11 +75,11 @@ static int hop_err(const char *call, int mrc)
     return shmemi_queue_mpi_err(hop_routine, call, mrc);
 }
 
-static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, const uint64_t *sc,
+static int hop_p2p(struct shmemi_dq_route *rt, int kind, const char *sbuf, const uint64_t *sc,
                    int flag, struct dq_rbuf *rb, uint64_t *rc, int *flags)
 {
-    int np, self;
-    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    struct hop_peers hp = hop_comm(rt, kind);
+    const int np = hp.np, self = hp.self;
     struct hop_p2p a = hop_arrays(rt);
     int mrc = MPI_SUCCESS, f = flag;
     size_t self_off = 0;
@@ -78,24 +90,29 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
     }
     /* Each PE sends to the peers after it first, then wraps round (self + 1, ..., np -
      * 1, 0, ..., self - 1): were every PE to start with peer 0, all first messages of
-     * the hop would meet there. */
+     * the hop would meet there. A PE not among its peers (a cross hop between two
+     * classes) starts at the peer its own index names, for the same reason. */
+    int first = self >= 0 ? self + 1 : (rt->node / rt->n) % (np > 0 ? np : 1);
     for (int i = 0; i < self; i++)
         self_off += sc[i];
-    size_t so = self_off + sc[self]; /* peer self + 1's block */
-    for (int k = self + 1; k < self + np && mrc == MPI_SUCCESS; k++) {
+    size_t so = 0; /* peer first's block */
+    for (int i = 0; i < first && i < np; i++)
+        so += sc[i];
+    for (int k = first; k < first + np - (self >= 0) && mrc == MPI_SUCCESS; k++) {
         if (k == np)
             so = 0; /* round to peer 0 */
         int i = k < np ? k : k - np;
         /* int_counts: every block fits */
-        mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, i, RT_TAG + (flag != 0), c,
-                        &a.sreq[i]);
+        mrc = MPI_Isend(sbuf + so, (int)sc[i], MPI_BYTE, hp.base + i, RT_TAG + (flag != 0),
+                        hp.c, &a.sreq[i]);
         so += sc[i];
     }
     if (mrc != MPI_SUCCESS)
         return hop_err("MPI_Isend", mrc); /* a failed MPI: the flush ends the queue */
-    rc[self] = sc[self];
+    if (self >= 0)
+        rc[self] = sc[self];
     /* every peer's message, probed by name (see above); waits as shmemi_wait_request does */
-    int left = np - 1;
+    int left = np - (self >= 0);
     for (unsigned spins = 0; left > 0; spins++) {
         int got = 0;
         for (int i = 0; i < np && mrc == MPI_SUCCESS; i++) {
@@ -103,7 +120,7 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
                 continue;
             int found = 0, cnt = 0;
             MPI_Status st;
-            mrc = MPI_Improbe(i, MPI_ANY_TAG, c, &found, &a.msg[i], &st);
+            mrc = MPI_Improbe(hp.base + i, MPI_ANY_TAG, hp.c, &found, &a.msg[i], &st);
             if (mrc != MPI_SUCCESS || !found)
                 continue;
             mrc = MPI_Get_count(&st, MPI_BYTE, &cnt);
@@ -141,30 +158,37 @@ static int hop_p2p(struct shmemi_dq_route *rt, int column, const char *sbuf, con
     return mrc == MPI_SUCCESS ? 0 : hop_err("MPI_Imrecv", mrc);
 }
 
-int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int column, const uint64_t *sc,
+int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, const uint64_t *sc,
                                       int flag, uint64_t *rc, MPI_Request *req)
 {
     *req = MPI_REQUEST_NULL;
-    if (rt->p2p[column])
+    if (rt->p2p[kind])
         return 0; /* the counts travel as the messages' sizes */
-    int np, self;
-    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    struct hop_peers hp = hop_comm(rt, kind);
+    int size;
+    MPI_Comm_size(hp.c, &size);
+    /* over the whole communicator (a cross hop's non-peers get 0 bytes: rc is indexed by
+     * rank until hop_end shifts it to peers) */
     uint64_t *w = (uint64_t *)rt->vbuf; /* k words at least: rt_vbuf_bytes */
-    for (int i = 0; i < np; i++)
-        w[i] = sc[i] | (flag ? RT_FLAG : 0);
-    int mrc = MPI_Ialltoall(w, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, c, req);
+    for (int r = 0; r < size; r++) {
+        int i = r - hp.base;
+        w[r] = (i >= 0 && i < hp.np ? sc[i] : 0) | (flag ? RT_FLAG : 0);
+    }
+    int mrc = MPI_Ialltoall(w, 1, MPI_UINT64_T, rc, 1, MPI_UINT64_T, hp.c, req);
     return mrc == MPI_SUCCESS ? 0 : hop_err("MPI_Ialltoall", mrc);
 }
 
-int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, const char *sbuf,
+int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const char *sbuf,
                                     const uint64_t *sc, int flag, struct dq_rbuf *rb,
                                     uint64_t *rc, MPI_Request *creq, int *flags)
 {
-    rt->hops[!rt->p2p[column]]++;
-    if (rt->p2p[column])
-        return hop_p2p(rt, column, sbuf, sc, flag, rb, rc, flags);
-    int np, self;
-    MPI_Comm c = hop_comm(rt, column, &np, &self);
+    rt->hops[!rt->p2p[kind]]++;
+    if (rt->p2p[kind])
+        return hop_p2p(rt, kind, sbuf, sc, flag, rb, rc, flags);
+    struct hop_peers hp = hop_comm(rt, kind);
+    int np; /* here: every rank of the communicator, non-peers with 0 bytes (hop_begin) */
+    MPI_Comm_size(hp.c, &np);
+    MPI_Comm c = hp.c;
     MPI_Request req;
     int mrc = shmemi_wait_request(creq);
     if (mrc != MPI_SUCCESS)
@@ -184,9 +208,10 @@ int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, cons
         int *cs = (int *)rt->vbuf, *cr = cs + np, *ds = cr + np, *dr = ds + np;
         size_t so = 0, ro = 0;
         for (int i = 0; i < np; i++) {
-            cs[i] = (int)sc[i], cr[i] = (int)rc[i];
+            uint64_t si = i >= hp.base && i < hp.base + hp.np ? sc[i - hp.base] : 0;
+            cs[i] = (int)si, cr[i] = (int)rc[i];
             ds[i] = (int)so, dr[i] = (int)ro;
-            so += sc[i], ro += rc[i];
+            so += si, ro += rc[i];
         }
         mrc = MPI_Ialltoallv(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
     } else {
@@ -195,9 +220,10 @@ int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, cons
         MPI_Aint *ds = (MPI_Aint *)(void *)(cr + np), *dr = ds + np;
         MPI_Aint so = 0, ro = 0;
         for (int i = 0; i < np; i++) {
-            cs[i] = (MPI_Count)sc[i], cr[i] = (MPI_Count)rc[i];
+            uint64_t si = i >= hp.base && i < hp.base + hp.np ? sc[i - hp.base] : 0;
+            cs[i] = (MPI_Count)si, cr[i] = (MPI_Count)rc[i];
             ds[i] = so, dr[i] = ro;
-            so += (MPI_Aint)sc[i], ro += (MPI_Aint)rc[i];
+            so += (MPI_Aint)si, ro += (MPI_Aint)rc[i];
         }
         mrc = MPI_Ialltoallv_c(sbuf, cs, ds, MPI_BYTE, rb->p, cr, dr, MPI_BYTE, c, &req);
         call = "MPI_Ialltoallv_c";
@@ -211,12 +237,12 @@ int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int column, cons
     return mrc == MPI_SUCCESS ? 0 : hop_err(call, mrc);
 }
 
-int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int column, const char *sbuf,
+int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int kind, const char *sbuf,
                                 const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
                                 int *flags)
 {
     MPI_Request creq;
-    int rc1 = shmemi_queue_data_route_hop_begin(rt, column, sc, flag, rc, &creq);
-    return rc1 ? rc1 : shmemi_queue_data_route_hop_end(rt, column, sbuf, sc, flag, rb, rc, &creq,
+    int rc1 = shmemi_queue_data_route_hop_begin(rt, kind, sc, flag, rc, &creq);
+    return rc1 ? rc1 : shmemi_queue_data_route_hop_end(rt, kind, sbuf, sc, flag, rb, rc, &creq,
                                                        flags);
 }

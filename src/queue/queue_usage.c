@@ -177,7 +177,8 @@ static void dq_usage(struct shmemi_dataq *q, shmemx_queue_usage_t *u)
 {
     dq_lock(q);
     int n = q->h.npes;
-    u->mode = q->rt ? SHMEMX_QUEUE_MODE_DATA_ROUTED
+    u->mode = q->rt ? (q->rt->nh == 3 ? SHMEMX_QUEUE_MODE_DATA_ROUTED3
+                                      : SHMEMX_QUEUE_MODE_DATA_ROUTED)
             : q->nbx ? SHMEMX_QUEUE_MODE_DATA_NBX : SHMEMX_QUEUE_MODE_DATA_FLAT;
     u->npes = (uint32_t)n;
     uint64_t held = 0;
@@ -260,7 +261,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
     if (node_pes > npes)
         node_pes = npes; /* a node holds at most the whole job */
     int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM;
-    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && mode != SHMEMX_QUEUE_MODE_DATA_ROUTED &&
+    int routed = mode == SHMEMX_QUEUE_MODE_DATA_ROUTED || mode == SHMEMX_QUEUE_MODE_DATA_ROUTED3;
+    if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && !routed &&
         mode != SHMEMX_QUEUE_MODE_DATA_NBX) {
         shmemi_debug(routine, "unknown mode %d", mode);
         return SHMEM_QUEUE_ERR_ARG;
@@ -328,7 +330,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         } else {
             room = shmemi_queue_data_default_room(elem, npes);
         }
-        if (mode == SHMEMX_QUEUE_MODE_DATA_ROUTED) {
+        if (routed) {
+            int hops = mode == SHMEMX_QUEUE_MODE_DATA_ROUTED3 ? 3 : 2;
             /* a team whose nodes differ in size is direct (dq_route.h) */
             if (npes % node_pes != 0) {
                 shmemi_debug(routine, "%d PEs are not nodes of %d: routed mode would be "
@@ -338,9 +341,9 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
             /* a porter buffer per PE of the node; peers tracked: the node's and the
              * column's; staging, delivered data and the lists of destinations and
              * sources follow the traffic and are not in the model (docs/queues_design.md) */
-            m->meta_bytes = shmemi_queue_data_route_meta(npes, node_pes);
-            m->track_bytes = shmemi_queue_data_route_track(npes, node_pes);
-            m->buffer_bytes = shmemi_queue_data_route_proom(npes, node_pes);
+            m->meta_bytes = shmemi_queue_data_route_meta(npes, node_pes, hops);
+            m->track_bytes = shmemi_queue_data_route_track(npes, node_pes, hops);
+            m->buffer_bytes = shmemi_queue_data_route_proom(npes, node_pes, hops);
             m->min_buffers = m->max_buffers = (uint64_t)node_pes;
         } else {
             m->meta_bytes = mode == SHMEMX_QUEUE_MODE_DATA_NBX ? dq_meta_nbx(npes) : dq_meta(npes);
