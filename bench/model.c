@@ -33,6 +33,7 @@ static const char *mode_name(int m, char *buf, size_t len)
     case SHMEMX_QUEUE_MODE_COMM_AM: return "comm_am";
     case SHMEMX_QUEUE_MODE_DATA_FLAT: return "data_flat";
     case SHMEMX_QUEUE_MODE_DATA_ROUTED: return "data_routed";
+    case SHMEMX_QUEUE_MODE_DATA_NBX: return "data_nbx";
     case SHMEMX_QUEUE_MODE_DATA_ROUTED3: return "data_routed3";
     default: snprintf(buf, len, "mode%d", m); return buf; /* a mode newer than this table */
     }

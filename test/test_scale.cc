@@ -429,7 +429,35 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
     ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 
+// Three hops (SHMEMQ_DATAQ_ROUTE=3hop): at create exactly the model's meta and porter
+// buffers; after a flush to every PE the meta adds the model's peer marks; the peers a
+// flush meets are test_dataq_route3's (ThreeHopsMeetTheCrossPeersOnly).
+void data_routed3_usage_case(uint64_t max_bytes, size_t elem)
+{
+    setenv("SHMEMQ_DATAQ_ROUTE", "3hop", 1);
+    const int np = shmem_n_pes(), me = shmem_my_pe(), n = node_pes();
+    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    unsetenv("SHMEMQ_DATAQ_ROUTE");
+    shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_ROUTED3, np, n);
+    shmemx_queue_usage_t u = usage(q);
+    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3);
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
+    EXPECT_EQ(u.scratch_bytes, 0u);
+    EXPECT_EQ(u.buffers, (uint64_t)n);
+    EXPECT_EQ(u.buffer_bytes, m.max_buffers * m.buffer_bytes);
+    EXPECT_EQ(u.meta_bytes + u.buffer_bytes + m.track_bytes, m.max_total_bytes);
+    const int k = 3;
+    ASSERT_NO_FATAL_FAILURE(push_and_flush_once(q, me, np, elem, k, &u));
+    EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
+    EXPECT_EQ(u.bytes_last, (uint64_t)np * k * elem);
+    ASSERT_NO_FATAL_FAILURE(pop_from_every_pe(q, me, np, elem, k));
+    ASSERT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
 TEST(Scale, RoutedDataQueueUsageMatchesModelDefaultRoom) { data_routed_usage_case(0, 8); }
+TEST(Scale, ThreeHopDataQueueUsageMatchesModel) { data_routed3_usage_case(1000, 12); }
 TEST(Scale, RoutedDataQueueUsageMatchesModelOddRoom) { data_routed_usage_case(1000, 12); }
 
 // Routed model: n porter buffers of the default room for n + P/n peers; nothing grows
@@ -468,6 +496,29 @@ TEST(Scale, RoutedModelAtLargeP)
     shmem_queue_config_t c = comm_queue_cfg(SHMEM_OP_ATOMIC_ADD);
     EXPECT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_DATA_ROUTED, 16, 4, &m),
               SHMEM_QUEUE_ERR_ARG);
+}
+
+// Three hops: the cross hop meets ceil(P/n / n) nodes, so peer marks are n + P/n^2 and
+// the hop arrays max(n, 2 P/n^2): at 1M PEs, 64 per node, 64 + 256 marks and below the
+// two-hop figure; P/n^2 below n (1,024 PEs) leaves the node's n as the arrays' length.
+TEST(Scale, ThreeHopModelAtLargeP)
+{
+    shmem_queue_config_t d = data_queue_cfg(0, 8);
+    shmemx_queue_model_t t1 = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED3, 64 * 1024, 64);
+    shmemx_queue_model_t two = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED, 1 << 20, 64);
+    shmemx_queue_model_t big = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED3, 1 << 20, 64);
+    shmemx_queue_model_t big2 = model(d, SHMEMX_QUEUE_MODE_DATA_ROUTED3, 1 << 21, 64);
+    EXPECT_EQ(t1.min_buffers, 64u);
+    EXPECT_EQ(t1.max_buffers, 64u);
+    EXPECT_EQ(t1.track_bytes, (64u + 16u) * 4u);
+    EXPECT_EQ(big.track_bytes, (64u + 256u) * 4u);
+    EXPECT_EQ(big.buffer_bytes, 4096u);
+    EXPECT_EQ(big.max_total_bytes, big.meta_bytes + big.track_bytes + 64u * 4096u);
+    EXPECT_LT(big.max_total_bytes, two.max_total_bytes);
+    EXPECT_LE(big.max_total_bytes, (uint64_t)1 << 20);
+    // hop arrays of 2 x 256 entries at 1M, 2 x 512 at 2M: 56 B each
+    EXPECT_EQ(big2.meta_bytes - big.meta_bytes, 56u * 512u);
+    EXPECT_EQ(big.meta_bytes, t1.meta_bytes + 56u * (512u - 64u));
 }
 
 TEST(Scale, DataQueueUsageMatchesModelDefaultRoom) { data_usage_case(0, 8); }

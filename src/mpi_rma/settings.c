@@ -65,8 +65,9 @@ const shmemi_setting_t shmemi_settings[] = {
     {"SHMEMQ_STATS", "0", SHMEMI_SET_BOOL, 0, 0, NULL, "print queue statistics at destroy"},
     {"SHMEMQ_DATAQ_XFER", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto v c rounds",
      "data queues: exchange mode (a test knob)"},
-    {"SHMEMQ_DATAQ_ROUTE", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto direct 2hop",
-     "data queues: direct, or two hops through node porters (auto: direct)"},
+    {"SHMEMQ_DATAQ_ROUTE", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto direct 2hop 3hop",
+     "data queues: direct, or two or three hops through node porters (auto: 2hop from 64 "
+     "PEs in nodes)"},
     {"SHMEMQ_DATAQ_EXCHANGE", "auto", SHMEMI_SET_CHOICE, 0, 0, "auto alltoallv nbx",
      "data queues: direct flushes by MPI_Alltoallv or a sparse NBX exchange"},
     {"SHMEMQ_DATAQ_CHUNK", "1G", SHMEMI_SET_SIZE, 1, 2147483647, NULL,

@@ -1,7 +1,7 @@
 /*
  * dq_route.c: the data queue's routed mode (dq_route.h; docs/data_queues.md, "Routed
  * mode"): grouping the team by node at create, the push into porter buffers, and the
- * two-hop flush.
+ * two- or three-hop flush.
  *
  * A flush (blocking, collective over the team):
  *   1. compact the per-source FIFOs (free those popped empty; dq_route_in.c);
@@ -11,12 +11,14 @@
  *      from the destination table first, so a collective hop sends them while packing;
  *   3. hop 1 on the node communicator (dq_route_hop.c: point to point, or collective);
  *   4. the porter sorts what arrived by the destination's node (stable: per-pair order
- *      holds) and 5. hop 2 does the same on the column communicator;
+ *      holds) and 5. hop 2 does the same on the column communicator (three hops: on
+ *      the cross communicator, then 4 and 5 again by local rank on the node);
  *   6. the receiver appends each record to its source's FIFO, at most up to the
  *      logical room; what does not fit is noted as an acknowledgement;
  *   7. MPI_Iallreduce(MAX) of "someone overflowed" on the queue's communicator, only
  *      when some PE held unpopped data at the start (the hops' flag bit says so);
- *   8. only then, if so: the acknowledgements go back to their senders (two hops), who
+ *   8. only then, if so: the acknowledgements go back to their senders (records to
+ *      them, routed as any record), who
  *      keep the rejected tail of each destination's data outgoing, in order.
  */
 #include "dq_route.h"

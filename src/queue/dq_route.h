@@ -1,13 +1,15 @@
 /*
- * dq_route.h: the data queue's routed mode (SHMEMQ_DATAQ_ROUTE=2hop; docs/data_queues.md,
- * "Routed mode"), as bale's two-hop conveyors route.
+ * dq_route.h: the data queue's routed mode (SHMEMQ_DATAQ_ROUTE=2hop or 3hop;
+ * docs/data_queues.md, "Routed mode"), as bale's two- and three-hop conveyors route.
  *
  * The team's PEs form a grid of nodes x n (n PEs per node, every node the same size;
  * a team whose nodes differ stays direct). A record for destination d first goes to the
  * "porter": the PE of the sender's node whose node-local rank is d's (hop 1, on the
  * node's communicator), then along that local rank's "column" to d's node (hop 2). So
  * a PE exchanges with n + P/n - 1 peers, and keeps n outgoing buffers (one per porter)
- * instead of P outgoing and P incoming rooms.
+ * instead of P outgoing and P incoming rooms. Three hops (dq_plan.h, "three hops"): the
+ * porter serves d's node mod n, the cross hop reaches d's node, a third hop on that node
+ * reaches d: n + P/n^2 peers off the node.
  *
  * What the program sees is direct mode's: `room` (max_bytes) stays the logical capacity
  * per destination and per source. Push checks the logical count of d (FULL exactly when
@@ -16,8 +18,8 @@
  * per source is the record in the hop-2 staging where it arrived (cap 0: borrowed),
  * or, for data still unpopped at the next flush, memory of its own (freed once popped
  * empty); it takes at most `room - unpopped` bytes from each source per flush; what it
- * could not take is acknowledged back (two hops again, only in a flush where some PE
- * overflowed) and stays outgoing at the sender, in order.
+ * could not take is acknowledged back (as records to the senders along the same
+ * hops, only in a flush where some PE overflowed) and stays outgoing at the sender, in order.
  *
  * Nothing here is P long (docs/data_queues.md, "Routed mode", "Nothing P long"): the
  * logical count per destination lives in a table of the destinations pushed to since the last
