@@ -1,7 +1,8 @@
 #!/bin/bash
 # ci/valgrind.sh: memcheck of the queue tests at 2 PEs (issue 13).
 # Runs test_commq_putget, test_commq_atomics, test_commq_full, test_commq_iface,
-# test_commq_api, test_dataq, test_dataq_inline and test_model
+# test_commq_api, test_dataq, test_dataq_inline, test_dataq_route, test_dataq_route3 (the
+# routed data queues, two and three hops) and test_model
 # (SHMEMQ_VALGRIND_TESTS overrides the list)
 # under `valgrind --tool=memcheck` with test/valgrind.supp, one log per PE, twice: as the
 # PEs of one node and with every PE its own node (SHMEMQ_NODE_PES=1: the MPI paths;
@@ -27,7 +28,7 @@ top=$PWD
 mpi="${SHMEMQ_VALGRIND_MPI:-mpich}"
 npes="${SHMEMQ_VALGRIND_NPES:-2}"
 tmo="${SHMEMQ_VALGRIND_TIMEOUT:-900}"
-tests="${SHMEMQ_VALGRIND_TESTS:-test_commq_putget test_commq_atomics test_commq_full test_commq_iface test_commq_api test_dataq test_dataq_inline test_model}"
+tests="${SHMEMQ_VALGRIND_TESTS:-test_commq_putget test_commq_atomics test_commq_full test_commq_iface test_commq_api test_dataq test_dataq_inline test_dataq_route test_dataq_route3 test_model}"
 supp="${SHMEMQ_VALGRIND_SUPP:-$top/test/valgrind.supp}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset SHMEM_DEBUG # the tests pass bad arguments on purpose
