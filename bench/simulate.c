@@ -302,6 +302,155 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
     return status;
 }
 
+/* One (workload, mode, P) of the data queue: sim flushes, the metrics, the time model.
+ * Returns 0, or 1 when a flush did not balance or the run could not be made. */
+static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int records,
+                    size_t elem, int hot, uint64_t seed, int flushes, size_t room_opt)
+{
+    int status = 0;
+    /* the room and the porter buffers as the model (and so the queue) has them */
+    shmem_queue_config_t qc;
+    memset(&qc, 0, sizeof qc);
+    qc.qtype = SHMEM_QUEUE_DATA;
+    qc.data_elem_size = elem;
+    qc.max_bytes = room_opt;
+    qc.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
+    shmemx_queue_model_t mf, mr;
+    if (shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_FLAT, P, n, &mf) ||
+        shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_ROUTED, P, n, &mr)) {
+        fprintf(stderr, "simulate: shmemx_queue_model refused P %d\n", P);
+        return 1;
+    }
+    sim_cfg_t c = {P, n, routed, records, elem, hot, seed,
+                   (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
+    double t0 = now_s();
+    sim_t *s = sim_new(&c);
+    uint64_t *fan;
+    sim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
+    if (!s || !pe) {
+        fprintf(stderr, "simulate: out of memory at P %d\n", P);
+        sim_free(s);
+        if (pe)
+            free(pe), free(fan);
+        return 1;
+    }
+    acc_t a[M_N];
+    memset(a, 0, sizeof a);
+    double tflush = 0, tmax_d = 0, tparts[5] = {0}, tnbx = 0;
+    for (int f = 0; f < flushes; f++) {
+        sim_flush(s, f, pe, fan);
+        double worst[2] = {0, 0}; /* per-PE data phases (hop 1, hop 2) */
+        double worst_nbx = 0; /* direct, sparse exchange: data, then the acks */
+        for (int p = 0; p < P; p++) {
+            sim_pe_t *e = &pe[p];
+            double t1p, t2p = 0;
+            if (routed) { /* dq_route_hop.c: a point-to-point hop sends
+                             * every hop peer a message, empty ones too */
+                int p1 = dq_plan_hop_p2p(n), p2 = dq_plan_hop_p2p(P / n);
+                double m1 = n - 1, m2 = P / n - 1;
+                t1p = phase(&node, p1 ? m1 : e->msgs1, p1 ? m1 : e->recv1,
+                            e->wire_sent, e->wire_recv);
+                t2p = phase(&net, p2 ? m2 : e->msgs2, p2 ? m2 : e->recv2,
+                            e->wire2_sent, e->wire2_recv);
+            } else {
+                t1p = phase(&net, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
+                /* dq_nbx.c: an 8-byte acknowledgement back per message (counted
+                 * after the data, not overlapped: pessimistic for NBX) */
+                double tn = t1p + phase(&net, e->recv1, e->msgs1, 8.0 * e->recv1,
+                                        8.0 * e->msgs1);
+                if (tn > worst_nbx) worst_nbx = tn;
+            }
+            if (t1p > worst[0]) worst[0] = t1p;
+            if (t2p > worst[1]) worst[1] = t2p;
+            acc_add(&a[M_MSGS], e->msgs);
+            acc_add(&a[M_MSGS1], e->msgs1);
+            acc_add(&a[M_MSGS2], e->msgs2);
+            acc_add(&a[M_RECV1], e->recv1);
+            acc_add(&a[M_RECV2], e->recv2);
+            acc_add(&a[M_PEERS], e->peers);
+            acc_add(&a[M_BYTES], (double)e->bytes);
+            acc_add(&a[M_WIRE1], (double)e->wire_sent);
+            acc_add(&a[M_WIRE2], (double)e->wire2_sent);
+            acc_add(&a[M_STAGE], (double)e->buf_hw);
+            acc_add(&a[M_BUF], (double)e->buf_bytes);
+            acc_add(&a[M_FULL], e->full);
+            acc_add(&a[M_TPE], t1p + t2p);
+        }
+        for (int k = 0; k < P / n; k++)
+            acc_add(&a[M_FANIN], (double)fan[k]);
+        if (!balanced(pe, P, records, elem)) {
+            printf("WRONG: %s %s P=%d flush %d: what was sent was not all received, "
+                   "or pushes went missing\n", wl, routed ? "routed" : "direct", P, f);
+            status = 1;
+        }
+        /* the flush: the count exchanges, the data (the slowest PE), the
+         * overflow agreement (recursive doubling: log2 P rounds), the walks
+         * of arrays (4 per flush: P long in direct mode; routed, the per-hop
+         * arrays and the table and list of what the flush touches) */
+        double lg = ceil(log2((double)P));
+        double agree = lg * (net.L + 2 * net.o + net.g);
+        double walk = 4.0 * (routed ? n + P / n + records : P) * array_entry;
+        double t;
+        if (routed) { /* dq_route.c: the two hops (a collective one
+                       * exchanges its counts first), then the agreement */
+            int nn = P / n;
+            double c1 = dq_plan_hop_p2p(n) ? 0 : alltoall_small(&node, n, 8);
+            double c2 = dq_plan_hop_p2p(nn) ? 0 : alltoall_small(&net, nn, 8);
+            t = c1 + worst[0] + c2 + worst[1] + agree + walk;
+            tparts[0] += c1 + c2, tparts[1] += worst[0], tparts[2] += worst[1];
+        } else { /* dq_flush.c: counts, then the agreement beside the data */
+            double c0 = alltoall_small(&net, P, 16);
+            t = c0 + (worst[0] > agree ? worst[0] : agree) + walk;
+            tparts[0] += c0, tparts[1] += worst[0];
+            /* the sparse exchange: no count exchange, one pass over out_len,
+             * the closing reduction after the data and acknowledgements */
+            tnbx += worst_nbx + agree + P * array_entry;
+        }
+        tparts[3] += walk;
+        tparts[4] += agree;
+        tflush += t;
+        if (t > tmax_d) tmax_d = t;
+    }
+    double took = now_s() - t0;
+    const char *mode = routed ? "routed" : "direct";
+    const rkey_t key = {wl, mode, P, n, records, elem};
+    const shmemx_queue_model_t *m = routed ? &mr : &mf;
+    printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
+           "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
+           c.room, took);
+    for (int k = 0; k < M_N; k++) {
+        if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
+            continue;
+        put_acc(csv, &key, mname[k], munit[k], &a[k]);
+    }
+    double tm = tflush / flushes;
+    printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
+           (double)m->max_total_bytes);
+    printf("  %-18s %.6g s per flush (LogGP: counts %.3g, data %.3g + %.3g, "
+           "arrays %.3g, agree %.3g)\n", "flush_time", tm, tparts[0] / flushes,
+           tparts[1] / flushes, tparts[2] / flushes, tparts[3] / flushes,
+           tparts[4] / flushes);
+    if (!routed) {
+        printf("  %-18s %.6g s per flush (LogGP: data + acknowledgements %.3g, "
+               "agree, one P-long pass; SHMEMQ_DATAQ_EXCHANGE=nbx)\n",
+               "flush_time_nbx", tnbx / flushes, (tnbx / flushes) -
+               tparts[4] / flushes - P * array_entry);
+        csv_key(csv, &key);
+        fprintf(csv, "flush_time_nbx,s,%.6g,%.6g,%.6g\n", tnbx / flushes,
+                tnbx / flushes, tnbx / flushes);
+    }
+    printf("  %-18s %.3f s\n", "sim_seconds", took);
+    csv_key(csv, &key);
+    fprintf(csv, "model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+            m->max_total_bytes, m->max_total_bytes, m->max_total_bytes);
+    put_times(csv, &key, tm, tmax_d, took);
+    fflush(stdout);
+    sim_free(s);
+    free(pe);
+    free(fan);
+    return status;
+}
+
 int main(int argc, char **argv)
 {
     const char *plist = "1024,10240,102400", *csvf = NULL, *modes = "both";
@@ -393,144 +542,8 @@ int main(int argc, char **argv)
                     fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
                     continue;
                 }
-                /* the room and the porter buffers as the model (and so the queue) has them */
-                shmem_queue_config_t qc;
-                memset(&qc, 0, sizeof qc);
-                qc.qtype = SHMEM_QUEUE_DATA;
-                qc.data_elem_size = elem;
-                qc.max_bytes = room_opt;
-                qc.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
-                shmemx_queue_model_t mf, mr;
-                if (shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_FLAT, P, n, &mf) ||
-                    shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_ROUTED, P, n, &mr)) {
-                    fprintf(stderr, "simulate: shmemx_queue_model refused P %d\n", P);
-                    status = 1;
-                    continue;
-                }
-                sim_cfg_t c = {P, n, routed, records, elem, hots[w], seed,
-                               (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
-                double t0 = now_s();
-                sim_t *s = sim_new(&c);
-                uint64_t *fan;
-                sim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
-                if (!s || !pe) {
-                    fprintf(stderr, "simulate: out of memory at P %d\n", P);
-                    return 1;
-                }
-                acc_t a[M_N];
-                memset(a, 0, sizeof a);
-                double tflush = 0, tmax_d = 0, tparts[5] = {0}, tnbx = 0;
-                for (int f = 0; f < flushes; f++) {
-                    sim_flush(s, f, pe, fan);
-                    double worst[2] = {0, 0}; /* per-PE data phases (hop 1, hop 2) */
-                    double worst_nbx = 0; /* direct, sparse exchange: data, then the acks */
-                    for (int p = 0; p < P; p++) {
-                        sim_pe_t *e = &pe[p];
-                        double t1p, t2p = 0;
-                        if (routed) { /* dq_route_hop.c: a point-to-point hop sends
-                                         * every hop peer a message, empty ones too */
-                            int p1 = dq_plan_hop_p2p(n), p2 = dq_plan_hop_p2p(P / n);
-                            double m1 = n - 1, m2 = P / n - 1;
-                            t1p = phase(&node, p1 ? m1 : e->msgs1, p1 ? m1 : e->recv1,
-                                        e->wire_sent, e->wire_recv);
-                            t2p = phase(&net, p2 ? m2 : e->msgs2, p2 ? m2 : e->recv2,
-                                        e->wire2_sent, e->wire2_recv);
-                        } else {
-                            t1p = phase(&net, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
-                            /* dq_nbx.c: an 8-byte acknowledgement back per message (counted
-                             * after the data, not overlapped: pessimistic for NBX) */
-                            double tn = t1p + phase(&net, e->recv1, e->msgs1, 8.0 * e->recv1,
-                                                    8.0 * e->msgs1);
-                            if (tn > worst_nbx) worst_nbx = tn;
-                        }
-                        if (t1p > worst[0]) worst[0] = t1p;
-                        if (t2p > worst[1]) worst[1] = t2p;
-                        acc_add(&a[M_MSGS], e->msgs);
-                        acc_add(&a[M_MSGS1], e->msgs1);
-                        acc_add(&a[M_MSGS2], e->msgs2);
-                        acc_add(&a[M_RECV1], e->recv1);
-                        acc_add(&a[M_RECV2], e->recv2);
-                        acc_add(&a[M_PEERS], e->peers);
-                        acc_add(&a[M_BYTES], (double)e->bytes);
-                        acc_add(&a[M_WIRE1], (double)e->wire_sent);
-                        acc_add(&a[M_WIRE2], (double)e->wire2_sent);
-                        acc_add(&a[M_STAGE], (double)e->buf_hw);
-                        acc_add(&a[M_BUF], (double)e->buf_bytes);
-                        acc_add(&a[M_FULL], e->full);
-                        acc_add(&a[M_TPE], t1p + t2p);
-                    }
-                    for (int k = 0; k < P / n; k++)
-                        acc_add(&a[M_FANIN], (double)fan[k]);
-                    if (!balanced(pe, P, records, elem)) {
-                        printf("WRONG: %s %s P=%d flush %d: what was sent was not all received, "
-                               "or pushes went missing\n", wl, routed ? "routed" : "direct", P, f);
-                        status = 1;
-                    }
-                    /* the flush: the count exchanges, the data (the slowest PE), the
-                     * overflow agreement (recursive doubling: log2 P rounds), the walks
-                     * of arrays (4 per flush: P long in direct mode; routed, the per-hop
-                     * arrays and the table and list of what the flush touches) */
-                    double lg = ceil(log2((double)P));
-                    double agree = lg * (net.L + 2 * net.o + net.g);
-                    double walk = 4.0 * (routed ? n + P / n + records : P) * array_entry;
-                    double t;
-                    if (routed) { /* dq_route.c: the two hops (a collective one
-                                   * exchanges its counts first), then the agreement */
-                        int nn = P / n;
-                        double c1 = dq_plan_hop_p2p(n) ? 0 : alltoall_small(&node, n, 8);
-                        double c2 = dq_plan_hop_p2p(nn) ? 0 : alltoall_small(&net, nn, 8);
-                        t = c1 + worst[0] + c2 + worst[1] + agree + walk;
-                        tparts[0] += c1 + c2, tparts[1] += worst[0], tparts[2] += worst[1];
-                    } else { /* dq_flush.c: counts, then the agreement beside the data */
-                        double c0 = alltoall_small(&net, P, 16);
-                        t = c0 + (worst[0] > agree ? worst[0] : agree) + walk;
-                        tparts[0] += c0, tparts[1] += worst[0];
-                        /* the sparse exchange: no count exchange, one pass over out_len,
-                         * the closing reduction after the data and acknowledgements */
-                        tnbx += worst_nbx + agree + P * array_entry;
-                    }
-                    tparts[3] += walk;
-                    tparts[4] += agree;
-                    tflush += t;
-                    if (t > tmax_d) tmax_d = t;
-                }
-                double took = now_s() - t0;
-                const char *mode = routed ? "routed" : "direct";
-                const rkey_t key = {wl, mode, P, n, records, elem};
-                const shmemx_queue_model_t *m = routed ? &mr : &mf;
-                printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
-                       "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
-                       c.room, took);
-                for (int k = 0; k < M_N; k++) {
-                    if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
-                        continue;
-                    put_acc(csv, &key, mname[k], munit[k], &a[k]);
-                }
-                double tm = tflush / flushes;
-                printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
-                       (double)m->max_total_bytes);
-                printf("  %-18s %.6g s per flush (LogGP: counts %.3g, data %.3g + %.3g, "
-                       "arrays %.3g, agree %.3g)\n", "flush_time", tm, tparts[0] / flushes,
-                       tparts[1] / flushes, tparts[2] / flushes, tparts[3] / flushes,
-                       tparts[4] / flushes);
-                if (!routed) {
-                    printf("  %-18s %.6g s per flush (LogGP: data + acknowledgements %.3g, "
-                           "agree, one P-long pass; SHMEMQ_DATAQ_EXCHANGE=nbx)\n",
-                           "flush_time_nbx", tnbx / flushes, (tnbx / flushes) -
-                           tparts[4] / flushes - P * array_entry);
-                    csv_key(csv, &key);
-                    fprintf(csv, "flush_time_nbx,s,%.6g,%.6g,%.6g\n", tnbx / flushes,
-                            tnbx / flushes, tnbx / flushes);
-                }
-                printf("  %-18s %.3f s\n", "sim_seconds", took);
-                csv_key(csv, &key);
-                fprintf(csv, "model_bytes,B,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-                        m->max_total_bytes, m->max_total_bytes, m->max_total_bytes);
-                put_times(csv, &key, tm, tmax_d, took);
-                fflush(stdout);
-                sim_free(s);
-                free(pe);
-                free(fan);
+                status |= run_data(csv, wl, routed, P, n, records, elem, hots[w], seed,
+                                   flushes, room_opt);
             }
         }
     }
