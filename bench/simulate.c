@@ -321,7 +321,7 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
         fprintf(stderr, "simulate: shmemx_queue_model refused P %d\n", P);
         return 1;
     }
-    sim_cfg_t c = {P, n, routed, records, elem, hot, seed,
+    sim_cfg_t c = {P, n, routed ? 2 : 1, records, elem, hot, seed,
                    (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
     double t0 = now_s();
     sim_t *s = sim_new(&c);
