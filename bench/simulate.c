@@ -1,9 +1,10 @@
 /* bench/simulate.c: the data queue's dry-run simulator (issue 23; docs/scaling.md,
  * "The simulator"). P virtual PEs in one process, no MPI: bench/sim.c plans each flush
  * with the queues' own code (src/queue/dq_plan.h) for direct mode (one flat
- * MPI_Alltoallv) and routed mode (SHMEMQ_DATAQ_ROUTE=2hop), on a workload like
- * bench/histogram's: R records of E bytes per PE per flush to uniform random
- * destinations, or with a hot node (-H pct: that share of records to node 0's PEs).
+ * MPI_Alltoallv), routed mode (SHMEMQ_DATAQ_ROUTE=2hop) and its three-hop variant
+ * (3hop, mode "routed3"), on a workload like bench/histogram's: R records of E bytes
+ * per PE per flush to uniform random destinations, or with a hot node (-H pct: that
+ * share of records to node 0's PEs).
  *
  * Per (workload, mode, P), over PEs and flushes, min/mean/max of: messages sent per
  * flush (all hops, as shmemx_queue_usage's msgs_last) and per hop, messages received
@@ -25,7 +26,8 @@
  * Output: one line per result with its unit, then (-c FILE, or stdout after a line
  * "CSV") one CSV line per (workload, mode, P, metric):
  *   workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max
- * (mode "comm_rma" for -k comm).
+ * (mode direct, routed or routed3, as -m picks; -m both, the default, is direct and
+ * routed, -m all adds routed3; "comm_rma" for -k comm).
  */
 #include <shmemx.h>
 #include <getopt.h>
@@ -167,21 +169,26 @@ static void *new_results(int P, int n, size_t each, uint64_t **fan)
     return NULL;
 }
 
-enum { M_MSGS, M_MSGS1, M_MSGS2, M_RECV1, M_RECV2, M_PEERS, M_BYTES, M_WIRE1, M_WIRE2,
-       M_STAGE, M_BUF, M_FULL, M_FANIN, M_TPE, M_N };
+/* Data-queue metrics; a mode prints those of the hops it has. */
+enum { M_MSGS, M_MSGS1, M_MSGS2, M_MSGS3, M_RECV1, M_RECV2, M_RECV3, M_PEERS, M_BYTES,
+       M_WIRE1, M_WIRE2, M_WIRE3, M_STAGE, M_BUF, M_FULL, M_FANIN, M_TPE, M_N };
 static const char *const mname[M_N] = {
-    "msgs_per_flush", "msgs_hop1", "msgs_hop2", "recv_hop1", "recv_hop2", "peers",
-    "payload_bytes", "wire_bytes_hop1", "wire_bytes_hop2", "staging_hw_bytes",
-    "buffer_bytes", "full_pushes", "fanin_per_node", "pe_time_s"};
+    "msgs_per_flush", "msgs_hop1", "msgs_hop2", "msgs_hop3", "recv_hop1", "recv_hop2",
+    "recv_hop3", "peers", "payload_bytes", "wire_bytes_hop1", "wire_bytes_hop2",
+    "wire_bytes_hop3", "staging_hw_bytes", "buffer_bytes", "full_pushes", "fanin_per_node",
+    "pe_time_s"};
 static const char *const munit[M_N] = {
-    "msgs", "msgs", "msgs", "msgs", "msgs", "PEs", "B", "B", "B", "B", "B", "pushes",
-    "msgs", "s"};
+    "msgs", "msgs", "msgs", "msgs", "msgs", "msgs", "msgs", "PEs", "B", "B", "B", "B", "B",
+    "B", "pushes", "msgs", "s"};
+/* The data modes by hops (1 direct), as the CSV names them. */
+static const char *const mode_name[4] = {"", "direct", "routed", "routed3"};
 
 static void usage(void)
 {
     fprintf(stderr,
             "usage: simulate [-p P,P,...] [-n PEs per node] [-r records/PE/flush] [-e bytes/record]\n"
-            "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)] [-m direct|routed|both]\n"
+            "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)]\n"
+            "                [-m direct|routed|routed3|both|all, or a comma list (both: direct,routed)]\n"
             "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
             "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
             "                [-A ns per P-long array entry per flush]\n"
@@ -195,12 +202,14 @@ static void usage(void)
 static int balanced(const sim_pe_t *pe, int P, int records, size_t elem)
 {
     uint64_t m1 = 0, r1 = 0, m2 = 0, r2 = 0, w1 = 0, v1 = 0, w2 = 0, v2 = 0, pay = 0, full = 0;
+    uint64_t m3 = 0, r3 = 0, w3 = 0, v3 = 0;
     for (int p = 0; p < P; p++) {
         m1 += pe[p].msgs1, r1 += pe[p].recv1, m2 += pe[p].msgs2, r2 += pe[p].recv2;
         w1 += pe[p].wire_sent, v1 += pe[p].wire_recv, w2 += pe[p].wire2_sent;
         v2 += pe[p].wire2_recv, pay += pe[p].bytes, full += pe[p].full;
+        m3 += pe[p].msgs3, r3 += pe[p].recv3, w3 += pe[p].wire3_sent, v3 += pe[p].wire3_recv;
     }
-    return m1 == r1 && m2 == r2 && w1 == v1 && w2 == v2 &&
+    return m1 == r1 && m2 == r2 && w1 == v1 && w2 == v2 && m3 == r3 && w3 == v3 &&
            pay + full * elem == (uint64_t)P * (uint64_t)records * elem;
 }
 
@@ -302,11 +311,21 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
     return status;
 }
 
-/* One (workload, mode, P) of the data queue: sim flushes, the metrics, the time model.
- * Returns 0, or 1 when a flush did not balance or the run could not be made. */
-static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int records,
+/* Ranks of the largest cross communicator (dq_route.c's split: a pair of residue
+ * classes, this PE's and its peers'): classes 0 and 1, one class when n is 1. A
+ * collective cross hop exchanges its counts over all of it (dq_route_hop.c). */
+static int cross_comm_max(int nn, int n)
+{
+    return dq_plan_cross_np(nn, n, 0) + (n > 1 ? dq_plan_cross_np(nn, n, 1) : 0);
+}
+
+/* One (workload, mode, P) of the data queue, hops 1 (direct), 2 or 3 (routed): sim
+ * flushes, the metrics, the time model. Returns 0, or 1 when a flush did not balance
+ * or the run could not be made. */
+static int run_data(FILE *csv, const char *wl, int hops, int P, int n, int records,
                     size_t elem, int hot, uint64_t seed, int flushes, size_t room_opt)
 {
+    const int routed = hops > 1, nn = P / n;
     int status = 0;
     /* the room and the porter buffers as the model (and so the queue) has them */
     shmem_queue_config_t qc;
@@ -317,11 +336,13 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
     qc.timeout_flush = SHMEM_QUEUE_MAX_TIMEOUT;
     shmemx_queue_model_t mf, mr;
     if (shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_FLAT, P, n, &mf) ||
-        shmemx_queue_model(&qc, SHMEMX_QUEUE_MODE_DATA_ROUTED, P, n, &mr)) {
+        shmemx_queue_model(&qc, hops == 3 ? SHMEMX_QUEUE_MODE_DATA_ROUTED3
+                                          : SHMEMX_QUEUE_MODE_DATA_ROUTED,
+                           P, n, &mr)) {
         fprintf(stderr, "simulate: shmemx_queue_model refused P %d\n", P);
         return 1;
     }
-    sim_cfg_t c = {P, n, routed ? 2 : 1, records, elem, hot, seed,
+    sim_cfg_t c = {P, n, hops, records, elem, hot, seed,
                    (size_t)mf.buffer_bytes, (size_t)mr.buffer_bytes};
     double t0 = now_s();
     sim_t *s = sim_new(&c);
@@ -336,22 +357,34 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
     }
     acc_t a[M_N];
     memset(a, 0, sizeof a);
-    double tflush = 0, tmax_d = 0, tparts[5] = {0}, tnbx = 0;
+    /* tparts: counts, data of hops 1-3, arrays, agreement */
+    double tflush = 0, tmax_d = 0, tparts[6] = {0}, tnbx = 0;
+    /* how each hop moves its blocks (dq_route.c, route_setup): by its peers, the cross
+     * hop's those of the largest, alike on every PE */
+    const int xn = dq_plan_cross_np(nn, n, 0);
+    const int p1 = dq_plan_hop_p2p(n), p2 = dq_plan_hop_p2p(hops == 3 ? xn : nn);
     for (int f = 0; f < flushes; f++) {
         sim_flush(s, f, pe, fan);
-        double worst[2] = {0, 0}; /* per-PE data phases (hop 1, hop 2) */
+        double worst[3] = {0, 0, 0}; /* per-PE data phases (hops 1-3) */
         double worst_nbx = 0; /* direct, sparse exchange: data, then the acks */
         for (int p = 0; p < P; p++) {
             sim_pe_t *e = &pe[p];
-            double t1p, t2p = 0;
-            if (routed) { /* dq_route_hop.c: a point-to-point hop sends
-                             * every hop peer a message, empty ones too */
-                int p1 = dq_plan_hop_p2p(n), p2 = dq_plan_hop_p2p(P / n);
-                double m1 = n - 1, m2 = P / n - 1;
+            double t1p, t2p = 0, t3p = 0;
+            if (routed) { /* dq_route_hop.c: a point-to-point hop sends every hop peer a
+                           * message, empty ones too: the node's n - 1, the column's
+                           * P/n - 1, or this PE's cross peers but itself */
+                int lr = dq_plan_lr(p, n);
+                double m1 = n - 1;
+                double m2 = hops == 3 ? dq_plan_cross_np(nn, n, lr) -
+                                            (dq_plan_node(p, n) % n == lr)
+                                      : P / n - 1;
                 t1p = phase(&node, p1 ? m1 : e->msgs1, p1 ? m1 : e->recv1,
                             e->wire_sent, e->wire_recv);
                 t2p = phase(&net, p2 ? m2 : e->msgs2, p2 ? m2 : e->recv2,
                             e->wire2_sent, e->wire2_recv);
+                if (hops == 3) /* on the destination's node, as hop 1 */
+                    t3p = phase(&node, p1 ? m1 : e->msgs3, p1 ? m1 : e->recv3,
+                                e->wire3_sent, e->wire3_recv);
             } else {
                 t1p = phase(&net, e->msgs1, e->recv1, e->wire_sent, e->wire_recv);
                 /* dq_nbx.c: an 8-byte acknowledgement back per message (counted
@@ -362,42 +395,49 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
             }
             if (t1p > worst[0]) worst[0] = t1p;
             if (t2p > worst[1]) worst[1] = t2p;
+            if (t3p > worst[2]) worst[2] = t3p;
             acc_add(&a[M_MSGS], e->msgs);
             acc_add(&a[M_MSGS1], e->msgs1);
             acc_add(&a[M_MSGS2], e->msgs2);
+            acc_add(&a[M_MSGS3], e->msgs3);
             acc_add(&a[M_RECV1], e->recv1);
             acc_add(&a[M_RECV2], e->recv2);
+            acc_add(&a[M_RECV3], e->recv3);
             acc_add(&a[M_PEERS], e->peers);
             acc_add(&a[M_BYTES], (double)e->bytes);
             acc_add(&a[M_WIRE1], (double)e->wire_sent);
             acc_add(&a[M_WIRE2], (double)e->wire2_sent);
+            acc_add(&a[M_WIRE3], (double)e->wire3_sent);
             acc_add(&a[M_STAGE], (double)e->buf_hw);
             acc_add(&a[M_BUF], (double)e->buf_bytes);
             acc_add(&a[M_FULL], e->full);
-            acc_add(&a[M_TPE], t1p + t2p);
+            acc_add(&a[M_TPE], t1p + t2p + t3p);
         }
         for (int k = 0; k < P / n; k++)
             acc_add(&a[M_FANIN], (double)fan[k]);
         if (!balanced(pe, P, records, elem)) {
             printf("WRONG: %s %s P=%d flush %d: what was sent was not all received, "
-                   "or pushes went missing\n", wl, routed ? "routed" : "direct", P, f);
+                   "or pushes went missing\n", wl, mode_name[hops], P, f);
             status = 1;
         }
         /* the flush: the count exchanges, the data (the slowest PE), the
          * overflow agreement (recursive doubling: log2 P rounds), the walks
          * of arrays (4 per flush: P long in direct mode; routed, the per-hop
-         * arrays and the table and list of what the flush touches) */
+         * arrays (3hop: node, cross, node) and the table and list of what the
+         * flush touches) */
         double lg = ceil(log2((double)P));
         double agree = lg * (net.L + 2 * net.o + net.g);
-        double walk = 4.0 * (routed ? n + P / n + records : P) * array_entry;
+        double hop_arrays = hops == 3 ? 2 * n + xn : n + nn;
+        double walk = 4.0 * (routed ? hop_arrays + records : P) * array_entry;
         double t;
-        if (routed) { /* dq_route.c: the two hops (a collective one
-                       * exchanges its counts first), then the agreement */
-            int nn = P / n;
-            double c1 = dq_plan_hop_p2p(n) ? 0 : alltoall_small(&node, n, 8);
-            double c2 = dq_plan_hop_p2p(nn) ? 0 : alltoall_small(&net, nn, 8);
-            t = c1 + worst[0] + c2 + worst[1] + agree + walk;
-            tparts[0] += c1 + c2, tparts[1] += worst[0], tparts[2] += worst[1];
+        if (routed) { /* dq_route.c: the hops in turn (a collective one exchanges its
+                       * counts first), then the agreement */
+            double c1 = p1 ? 0 : alltoall_small(&node, n, 8);
+            double c2 = p2 ? 0 : alltoall_small(&net, hops == 3 ? cross_comm_max(nn, n) : nn, 8);
+            double c3 = hops == 3 ? c1 : 0; /* hop 3 runs on the node communicator */
+            t = c1 + worst[0] + c2 + worst[1] + c3 + worst[2] + agree + walk;
+            tparts[0] += c1 + c2 + c3, tparts[1] += worst[0], tparts[2] += worst[1];
+            tparts[3] += worst[2];
         } else { /* dq_flush.c: counts, then the agreement beside the data */
             double c0 = alltoall_small(&net, P, 16);
             t = c0 + (worst[0] > agree ? worst[0] : agree) + walk;
@@ -406,35 +446,39 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
              * the closing reduction after the data and acknowledgements */
             tnbx += worst_nbx + agree + P * array_entry;
         }
-        tparts[3] += walk;
-        tparts[4] += agree;
+        tparts[4] += walk;
+        tparts[5] += agree;
         tflush += t;
         if (t > tmax_d) tmax_d = t;
     }
     double took = now_s() - t0;
-    const char *mode = routed ? "routed" : "direct";
+    const char *mode = mode_name[hops];
     const rkey_t key = {wl, mode, P, n, records, elem};
     const shmemx_queue_model_t *m = routed ? &mr : &mf;
     printf("simulate: %s %s P=%d (%dx%d), %d records x %zu B per PE, %d flush(es), "
            "room %zu B, %.2f s\n", wl, mode, P, P / n, n, records, elem, flushes,
            c.room, took);
     for (int k = 0; k < M_N; k++) {
-        if (!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2))
+        if ((!routed && (k == M_MSGS2 || k == M_RECV2 || k == M_WIRE2)) ||
+            (hops < 3 && (k == M_MSGS3 || k == M_RECV3 || k == M_WIRE3)))
             continue;
         put_acc(csv, &key, mname[k], munit[k], &a[k]);
     }
     double tm = tflush / flushes;
     printf("  %-18s %.6g B per PE (model max_total_bytes)\n", "model_bytes",
            (double)m->max_total_bytes);
-    printf("  %-18s %.6g s per flush (LogGP: counts %.3g, data %.3g + %.3g, "
+    char data3[32] = "";
+    if (hops == 3)
+        snprintf(data3, sizeof data3, " + %.3g", tparts[3] / flushes);
+    printf("  %-18s %.6g s per flush (LogGP: counts %.3g, data %.3g + %.3g%s, "
            "arrays %.3g, agree %.3g)\n", "flush_time", tm, tparts[0] / flushes,
-           tparts[1] / flushes, tparts[2] / flushes, tparts[3] / flushes,
-           tparts[4] / flushes);
+           tparts[1] / flushes, tparts[2] / flushes, data3, tparts[4] / flushes,
+           tparts[5] / flushes);
     if (!routed) {
         printf("  %-18s %.6g s per flush (LogGP: data + acknowledgements %.3g, "
                "agree, one P-long pass; SHMEMQ_DATAQ_EXCHANGE=nbx)\n",
                "flush_time_nbx", tnbx / flushes, (tnbx / flushes) -
-               tparts[4] / flushes - P * array_entry);
+               tparts[5] / flushes - P * array_entry);
         csv_key(csv, &key);
         fprintf(csv, "flush_time_nbx,s,%.6g,%.6g,%.6g\n", tnbx / flushes,
                 tnbx / flushes, tnbx / flushes);
@@ -449,6 +493,32 @@ static int run_data(FILE *csv, const char *wl, int routed, int P, int n, int rec
     free(pe);
     free(fan);
     return status;
+}
+
+/* -m: a comma list of data modes as a mask of hops (bit h: h hops, 1 direct); both
+ * is direct and routed (as before routed3 existed, so scripts keep their meaning),
+ * all adds routed3. 0 when a word is unknown. */
+static unsigned parse_modes(const char *m)
+{
+    static const struct {
+        const char *name;
+        unsigned mask;
+    } w[] = {{"direct", 1u << 1}, {"routed", 1u << 2}, {"routed3", 1u << 3},
+             {"both", 1u << 1 | 1u << 2}, {"all", 1u << 1 | 1u << 2 | 1u << 3}};
+    unsigned mask = 0;
+    char *dup = strdup(m), *save = NULL;
+    for (char *t = dup ? strtok_r(dup, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < sizeof w / sizeof w[0] && strcmp(t, w[i].name))
+            i++;
+        if (i == sizeof w / sizeof w[0]) {
+            mask = 0;
+            break;
+        }
+        mask |= w[i].mask;
+    }
+    free(dup);
+    return mask;
 }
 
 int main(int argc, char **argv)
@@ -482,7 +552,7 @@ int main(int argc, char **argv)
         }
     }
     if (npn < 1 || records < 0 || elem < 1 || flushes < 1 || hot > 100 ||
-        (strcmp(modes, "both") && strcmp(modes, "direct") && strcmp(modes, "routed")) ||
+        parse_modes(modes) == 0 ||
         (strcmp(kind, "data") && strcmp(kind, "comm")) ||
         (!strcmp(kind, "comm") && ((elem != 4 && elem != 8) || chunk_c < 1024 || kinds < 1 ||
                                    kinds > 5))) {
@@ -532,9 +602,9 @@ int main(int argc, char **argv)
             }
             continue;
         }
-        for (int mi = 0; mi < 2; mi++) {
-            int routed = mi == 1;
-            if (!strcmp(modes, routed ? "direct" : "routed"))
+        const unsigned mask = parse_modes(modes);
+        for (int hops = 1; hops <= 3; hops++) {
+            if (!(mask & 1u << hops))
                 continue;
             for (int i = 0; i < np; i++) {
                 int P = ps[i], n = P >= npn ? npn : P;
@@ -542,7 +612,7 @@ int main(int argc, char **argv)
                     fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
                     continue;
                 }
-                status |= run_data(csv, wl, routed, P, n, records, elem, hots[w], seed,
+                status |= run_data(csv, wl, hops, P, n, records, elem, hots[w], seed,
                                    flushes, room_opt);
             }
         }
