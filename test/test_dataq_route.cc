@@ -19,8 +19,10 @@
 
 // dq_route.h: tests only, groups the team as if team PE p were on node (m - 1 - p % m)
 extern "C" int shmemi_queue_data_route_test_nodes;
-// dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet)
+// dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet), and its
+// hops once routed
 extern "C" int shmemi_queue_data_route_auto(int npes, int n);
+extern "C" int shmemi_queue_data_route_auto_hops(int npes, int n);
 // data_queue.c: flushes of a routed queue that skipped the overflow reduction
 extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
 // dq_route.h: tests only, bit h: hop h (0 node, 1 column) collective where it would go
@@ -230,9 +232,10 @@ TEST_F(Routed, ThreeHopsMeetTheCrossPeersOnly)
 }
 #endif
 
-// SHMEMQ_DATAQ_ROUTE=auto: 2hop from P = 64 (bench/simulate's LogGP crossover, docs/
-// data_queues.md) with at least two PEs per node and two nodes; below, and so in every
-// run of this binary (at most 16 PEs), direct, whether auto is said or left unset.
+// SHMEMQ_DATAQ_ROUTE=auto: routed from P = 64 (bench/simulate's LogGP crossover, docs/
+// data_queues.md) with at least two PEs per node and two nodes, in three hops when the
+// nodes outnumber the PEs per node; below, and so in every run of this binary (at most
+// 16 PEs), direct, whether auto is said or left unset.
 #if SHMEMQ_TEST_ROUTE_HOPS == 2 // auto does not depend on the hops forced
 TEST(RoutedAuto, FollowsTheSimulatedCrossover)
 {
@@ -245,6 +248,15 @@ TEST(RoutedAuto, FollowsTheSimulatedCrossover)
     EXPECT_EQ(shmemi_queue_data_route_auto(64, 32), 1);
     EXPECT_EQ(shmemi_queue_data_route_auto(128, 64), 1);
     EXPECT_EQ(shmemi_queue_data_route_auto(1 << 20, 64), 1);
+    // three hops once there are more nodes than PEs per node (bench/simulate: from there
+    // they beat two for uniform traffic)
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(64, 2), 3);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(64, 8), 2);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(128, 8), 3);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(256, 16), 2);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(512, 16), 3);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(4096, 64), 2);
+    EXPECT_EQ(shmemi_queue_data_route_auto_hops(1 << 20, 64), 3);
     shmem_queue_config_t c = data_queue_cfg(0, 8);
     for (int said = 0; said < 2; said++) {
         if (said)
@@ -254,8 +266,12 @@ TEST(RoutedAuto, FollowsTheSimulatedCrossover)
         shmem_queue_t q = nullptr;
         ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
         unsetenv("SHMEMQ_DATAQ_ROUTE");
-        EXPECT_EQ(mode_of(q), shmem_n_pes() < 64 ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
-                                                 : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
+        const int np = shmem_n_pes(), n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+        EXPECT_EQ(mode_of(q), !shmemi_queue_data_route_auto(np, n)
+                                  ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
+                              : shmemi_queue_data_route_auto_hops(np, n) == 3
+                                  ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3
+                                  : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     }
 }

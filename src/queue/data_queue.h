@@ -47,10 +47,11 @@ enum shmemi_dataq_xfer {
 
 /* Data-queue mode (SHMEMQ_DATAQ_ROUTE, agreed at create; dq_route.h). */
 enum shmemi_dataq_route_mode {
-    SHMEMI_DATAQ_ROUTE_AUTO = 0, /* 2hop where bench/simulate predicts it wins (dq_route.h) */
+    SHMEMI_DATAQ_ROUTE_AUTO = 0, /* 2hop or 3hop where bench/simulate predicts they win
+                                    (dq_route.h) */
     SHMEMI_DATAQ_ROUTE_DIRECT = 1,
     SHMEMI_DATAQ_ROUTE_2HOP = 2,
-    SHMEMI_DATAQ_ROUTE_3HOP = 3  /* forced only: dq_plan.h, "three hops" */
+    SHMEMI_DATAQ_ROUTE_3HOP = 3  /* dq_plan.h, "three hops" */
 };
 
 struct shmemi_dq_route;

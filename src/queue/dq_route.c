@@ -309,6 +309,11 @@ int shmemi_queue_data_route_auto(int npes, int n)
     return n == 0 || (n >= 2 && npes / n >= 2);
 }
 
+int shmemi_queue_data_route_auto_hops(int npes, int n)
+{
+    return npes / n > n ? 3 : 2;
+}
+
 int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, size_t maxroom,
                                   int hops, int auto_mode, int *uneven)
 {
@@ -356,6 +361,8 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
         return 0;
     }
     free(keys);
+    if (auto_mode)
+        hops = shmemi_queue_data_route_auto_hops(npes, n);
     /* no memory for the grid here: this PE still joins both splits (color
      * MPI_UNDEFINED) so no PE waits, and reports NOMEM */
     if (!have_grid)

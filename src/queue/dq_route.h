@@ -240,6 +240,10 @@ extern int shmemi_queue_data_route_test_coll;
  * and 2 nodes. Below, a one-node team or one PE per node: direct. */
 #define SHMEMI_DATAQ_ROUTE_AUTO_PES 64
 int shmemi_queue_data_route_auto(int npes, int n);
+/* ... and in how many hops, once routed (n >= 1): three when the team has more nodes than
+ * PEs per node (P > n^2), where bench/simulate predicts three hops beat two for uniform
+ * traffic (docs/data_queues.md, "auto"); else two. */
+int shmemi_queue_data_route_auto_hops(int npes, int n);
 void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 
 /* One whole flush, blocking (collective over the team). Sets q->last_rc. 0, or an MPI
