@@ -373,25 +373,38 @@ void data_usage_case(uint64_t max_bytes, size_t elem)
 // the n porter buffers exactly as modelled, no staging. Traffic per flush: hop 1 to the
 // porters that serve the destinations, hop 2 from this PE as a porter to the columns'
 // nodes; this PE's own bytes.
+// A routed queue over the world made with SHMEMQ_DATAQ_ROUTE=route, checked at create
+// against the model of `mode`: meta and the n porter buffers exactly, no staging.
+void routed_at_create(const char *route, uint32_t mode, uint64_t max_bytes, size_t elem,
+                      shmem_queue_t *q, shmemx_queue_model_t *m)
+{
+    const int np = shmem_n_pes(), n = node_pes();
+    setenv("SHMEMQ_DATAQ_ROUTE", route, 1);
+    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
+    int rc = shmem_queue_data_create(q, &c, SHMEM_TEAM_WORLD);
+    unsetenv("SHMEMQ_DATAQ_ROUTE");
+    ASSERT_EQ(rc, 0);
+    *m = model(c, (int)mode, np, n);
+    shmemx_queue_usage_t u = usage(*q);
+    EXPECT_EQ(u.mode, mode);
+    EXPECT_EQ(u.npes, (uint32_t)np);
+    EXPECT_EQ(u.meta_bytes, m->meta_bytes);
+    EXPECT_EQ(u.scratch_bytes, 0u);
+    EXPECT_EQ(u.buffers, m->min_buffers);
+    EXPECT_EQ(u.buffers, (uint64_t)n);
+    EXPECT_EQ(u.buffer_bytes, m->max_buffers * m->buffer_bytes);
+    EXPECT_EQ(u.meta_bytes + u.buffer_bytes + m->track_bytes, m->max_total_bytes);
+    EXPECT_EQ(u.held_bytes, 0u);
+}
+
 void data_routed_usage_case(uint64_t max_bytes, size_t elem)
 {
-    setenv("SHMEMQ_DATAQ_ROUTE", "2hop", 1);
     const int np = shmem_n_pes(), me = shmem_my_pe(), n = node_pes(), nn = np / n;
-    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
     shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    unsetenv("SHMEMQ_DATAQ_ROUTE");
-    shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_ROUTED, np, n);
-    shmemx_queue_usage_t u = usage(q);
-    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
-    EXPECT_EQ(u.npes, (uint32_t)np);
-    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
-    EXPECT_EQ(u.scratch_bytes, 0u);
-    EXPECT_EQ(u.buffers, m.min_buffers);
-    EXPECT_EQ(u.buffers, (uint64_t)n);
-    EXPECT_EQ(u.buffer_bytes, m.max_buffers * m.buffer_bytes);
-    EXPECT_EQ(u.meta_bytes + u.buffer_bytes + m.track_bytes, m.max_total_bytes);
-    EXPECT_EQ(u.held_bytes, 0u);
+    shmemx_queue_model_t m;
+    ASSERT_NO_FATAL_FAILURE(
+        routed_at_create("2hop", SHMEMX_QUEUE_MODE_DATA_ROUTED, max_bytes, elem, &q, &m));
+    shmemx_queue_usage_t u;
 
     const int k = 3;
     ASSERT_NO_FATAL_FAILURE(push_and_flush_once(q, me, np, elem, k, &u));
@@ -434,20 +447,12 @@ void data_routed_usage_case(uint64_t max_bytes, size_t elem)
 // flush meets are test_dataq_route3's (ThreeHopsMeetTheCrossPeersOnly).
 void data_routed3_usage_case(uint64_t max_bytes, size_t elem)
 {
-    setenv("SHMEMQ_DATAQ_ROUTE", "3hop", 1);
-    const int np = shmem_n_pes(), me = shmem_my_pe(), n = node_pes();
-    shmem_queue_config_t c = data_queue_cfg(max_bytes, elem);
+    const int np = shmem_n_pes(), me = shmem_my_pe();
     shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    unsetenv("SHMEMQ_DATAQ_ROUTE");
-    shmemx_queue_model_t m = model(c, SHMEMX_QUEUE_MODE_DATA_ROUTED3, np, n);
-    shmemx_queue_usage_t u = usage(q);
-    EXPECT_EQ(u.mode, (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3);
-    EXPECT_EQ(u.meta_bytes, m.meta_bytes);
-    EXPECT_EQ(u.scratch_bytes, 0u);
-    EXPECT_EQ(u.buffers, (uint64_t)n);
-    EXPECT_EQ(u.buffer_bytes, m.max_buffers * m.buffer_bytes);
-    EXPECT_EQ(u.meta_bytes + u.buffer_bytes + m.track_bytes, m.max_total_bytes);
+    shmemx_queue_model_t m;
+    ASSERT_NO_FATAL_FAILURE(
+        routed_at_create("3hop", SHMEMX_QUEUE_MODE_DATA_ROUTED3, max_bytes, elem, &q, &m));
+    shmemx_queue_usage_t u;
     const int k = 3;
     ASSERT_NO_FATAL_FAILURE(push_and_flush_once(q, me, np, elem, k, &u));
     EXPECT_EQ(u.meta_bytes, m.meta_bytes + m.track_bytes);
