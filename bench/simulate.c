@@ -188,7 +188,8 @@ static void usage(void)
     fprintf(stderr,
             "usage: simulate [-p P,P,...] [-n PEs per node] [-r records/PE/flush] [-e bytes/record]\n"
             "                [-f flushes] [-H hot-node %% (-1: both uniform and 25%%)]\n"
-            "                [-m direct|routed|routed3|both|all, or a comma list (both: direct,routed)]\n"
+            "                [-m direct|routed|routed3|both|all, or a comma list\n"
+            "                    (both: direct,routed)]\n"
             "                [-s seed] [-b room bytes (0: the queue's default)] [-c CSV file]\n"
             "                [-N L,o,g,GB/s network (us)] [-O L,o,g,GB/s on the node (us)]\n"
             "                [-A ns per P-long array entry per flush]\n"

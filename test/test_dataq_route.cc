@@ -1,11 +1,12 @@
 // test_dataq_route.cc: data queues in routed mode (SHMEMQ_DATAQ_ROUTE=2hop, set by this
 // binary before every create; built again as test_dataq_route3 with
-// SHMEMQ_TEST_ROUTE_HOPS=3, the same cases with SHMEMQ_DATAQ_ROUTE=3hop): exact data and per-source order from every PE to every PE
-// with uneven counts, ANY_PE order, empty flushes, FULL at the logical room, OVERFLOW
-// without loss (partial and none fitting), porter buffers that grow, the destination
-// table growing with FULL still per destination, sources merged across flushes, a team
-// that is not node-major (test hook), auto's rule, teams split from
-// the world (strided; one with nodes of different sizes stays direct), destroy with data.
+// SHMEMQ_TEST_ROUTE_HOPS=3, the same cases with SHMEMQ_DATAQ_ROUTE=3hop): exact data and
+// per-source order from every PE to every PE with uneven counts, ANY_PE order, empty
+// flushes, FULL at the logical room, OVERFLOW without loss (partial and none fitting),
+// porter buffers that grow, the destination table growing with FULL still per
+// destination, sources merged across flushes, a team that is not node-major (test
+// hook), auto's rule, teams split from the world (strided; one with nodes of different
+// sizes stays direct), destroy with data; with three hops, the peers a flush meets.
 // Every PE checks, and every check of a collective outcome is agreed across the PEs.
 #include <gtest/gtest.h>
 #include <shmemx.h>

@@ -269,10 +269,10 @@ enum { DQ_HOP_NODE = 0, DQ_HOP_COLUMN = 1, DQ_HOP_CROSS = 2 };
 
 /* ---- dq_route_hop.c: one hop, of a kind above, among its peers (the node, the
  * column, or the cross peers). sc: bytes for each peer, packed peer after peer in
- * sbuf; rb gets the peers' blocks in peer order (len: their total) and rc their sizes; flag: this PE's bit, and
- * *flags (unless NULL) the OR of the hop's. begin may be called before sbuf is packed
- * (the collective exchange sends its counts meanwhile); end completes the hop. 0, or an
- * MPI error (the flush fails). ---- */
+ * sbuf; rb gets the peers' blocks in peer order (len: their total) and rc their sizes
+ * (scratch); flag: this PE's bit, and *flags (unless NULL) the OR of the hop's. begin
+ * may be called before sbuf is packed (the collective exchange sends its counts
+ * meanwhile); end completes the hop. 0, or an MPI error (the flush fails). ---- */
 int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, const uint64_t *sc,
                                       int flag, uint64_t *rc, MPI_Request *req);
 int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const char *sbuf,

@@ -167,8 +167,8 @@ int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, cons
     struct hop_peers hp = hop_comm(rt, kind);
     int size;
     MPI_Comm_size(hp.c, &size);
-    /* over the whole communicator (a cross hop's non-peers get 0 bytes: rc is indexed by
-     * rank until hop_end shifts it to peers) */
+    /* over the whole communicator: a cross hop's non-peers get 0 bytes, and rc is indexed
+     * by rank here and in hop_end (callers read only the blocks received) */
     uint64_t *w = (uint64_t *)rt->vbuf; /* k words at least: rt_vbuf_bytes */
     for (int r = 0; r < size; r++) {
         int i = r - hp.base;
