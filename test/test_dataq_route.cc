@@ -24,6 +24,8 @@ extern "C" int shmemi_queue_data_route_test_nodes;
 // hops once routed
 extern "C" int shmemi_queue_data_route_auto(int npes, int n);
 extern "C" int shmemi_queue_data_route_auto_hops(int npes, int n);
+// dq_route.h: tests only, stands for auto's 64 PEs
+extern "C" int shmemi_queue_data_route_test_auto_pes;
 // data_queue.c: flushes of a routed queue that skipped the overflow reduction
 extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
 // dq_route.h: tests only, bit h: hop h (0 node, 1 column) collective where it would go
@@ -275,6 +277,38 @@ TEST(RoutedAuto, FollowsTheSimulatedCrossover)
                                   : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
         EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
     }
+}
+
+// auto's choices made on this job, with its 64 PEs lowered to 4 by the test hook: direct
+// on one node or one PE per node, routed in nodes of 2 or more, in three hops when the
+// nodes outnumber the PEs per node (test/scale.sh's 8 PEs as 4x2); the mode is the rule's
+// on every PE, and the data exact and in order whichever it is.
+struct RoutedAutoAt4 : ::testing::Test {
+    void SetUp() override
+    {
+        setenv("SHMEMQ_DATAQ_ROUTE", "auto", 1);
+        shmemi_queue_data_route_test_auto_pes = 4;
+    }
+    void TearDown() override
+    {
+        shmemi_queue_data_route_test_auto_pes = 0;
+        unsetenv("SHMEMQ_DATAQ_ROUTE");
+    }
+};
+TEST_F(RoutedAutoAt4, ChoosesAsTheRuleSaysOnThisJob)
+{
+    const int np = shmem_n_pes(), n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
+    shmem_queue_config_t c = data_queue_cfg(0, 8);
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    const uint32_t want = !shmemi_queue_data_route_auto(np, n)
+                              ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
+                          : shmemi_queue_data_route_auto_hops(np, n) == 3
+                              ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3
+                              : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED;
+    EXPECT_EQ(mode_of(q), want);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+    all_to_all(SHMEM_TEAM_WORLD, 2);
 }
 #endif
 

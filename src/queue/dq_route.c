@@ -302,9 +302,13 @@ void shmemi_queue_data_route_free(struct shmemi_dataq *q)
     q->rt = NULL;
 }
 
+int shmemi_queue_data_route_test_auto_pes;
+
 int shmemi_queue_data_route_auto(int npes, int n)
 {
-    if (npes < SHMEMI_DATAQ_ROUTE_AUTO_PES)
+    int from = shmemi_queue_data_route_test_auto_pes > 0 ? shmemi_queue_data_route_test_auto_pes
+                                                          : SHMEMI_DATAQ_ROUTE_AUTO_PES;
+    if (npes < from)
         return 0;
     return n == 0 || (n >= 2 && npes / n >= 2);
 }

@@ -244,6 +244,9 @@ int shmemi_queue_data_route_auto(int npes, int n);
  * PEs per node (P > n^2), where bench/simulate predicts three hops beat two for uniform
  * traffic (docs/data_queues.md, "auto"); else two. */
 int shmemi_queue_data_route_auto_hops(int npes, int n);
+/* Tests only: m > 0 stands for SHMEMI_DATAQ_ROUTE_AUTO_PES, so auto's choices run on the
+ * at most 16 PEs of a test job. Read at create. */
+extern int shmemi_queue_data_route_test_auto_pes;
 void shmemi_queue_data_route_free(struct shmemi_dataq *q);
 
 /* One whole flush, blocking (collective over the team). Sets q->last_rc. 0, or an MPI
