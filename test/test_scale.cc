@@ -521,9 +521,11 @@ TEST(Scale, ThreeHopModelAtLargeP)
     EXPECT_EQ(big.max_total_bytes, big.meta_bytes + big.track_bytes + 64u * 4096u);
     EXPECT_LT(big.max_total_bytes, two.max_total_bytes);
     EXPECT_LE(big.max_total_bytes, (uint64_t)1 << 20);
-    // hop arrays of 2 x 256 entries at 1M, 2 x 512 at 2M: 56 B each
-    EXPECT_EQ(big2.meta_bytes - big.meta_bytes, 56u * 512u);
-    EXPECT_EQ(big.meta_bytes, t1.meta_bytes + 56u * (512u - 64u));
+    // what grows with P: the hop arrays, 64 entries at 64K PEs (the node's n), 2 x 256 at
+    // 1M, 2 x 512 at 2M, the same bytes each (their size depends on the MPI's handles)
+    EXPECT_GT(big.meta_bytes, t1.meta_bytes);
+    EXPECT_EQ((big2.meta_bytes - big.meta_bytes) * (512u - 64u),
+              (big.meta_bytes - t1.meta_bytes) * 512u);
 }
 
 TEST(Scale, DataQueueUsageMatchesModelDefaultRoom) { data_usage_case(0, 8); }
