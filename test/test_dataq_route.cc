@@ -5,189 +5,14 @@
 // flushes, FULL at the logical room, OVERFLOW without loss (partial and none fitting),
 // porter buffers that grow, the destination table growing with FULL still per
 // destination, sources merged across flushes, a team that is not node-major (test
-// hook), auto's rule, teams split from the world (strided; one with nodes of different
+// hook), teams split from the world (strided; one with nodes of different
 // sizes stays direct), destroy with data; with three hops, the peers a flush meets.
 // Every PE checks, and every check of a collective outcome is agreed across the PEs.
-#include <gtest/gtest.h>
-#include <shmemx.h>
-#include <cstdint>
-#include <cstdlib>
 #include <cstring>
 #include <set>
-#include <vector>
-#include <sched.h>
-#include "test_util.h"
-
-// dq_route.h: tests only, groups the team as if team PE p were on node (m - 1 - p % m)
-extern "C" int shmemi_queue_data_route_test_nodes;
-// dq_route.h: SHMEMQ_DATAQ_ROUTE=auto's rule (P, PEs per node; 0: not known yet), and its
-// hops once routed
-extern "C" int shmemi_queue_data_route_auto(int npes, int n);
-extern "C" int shmemi_queue_data_route_auto_hops(int npes, int n);
-// dq_route.h: tests only, stands for auto's 64 PEs
-extern "C" int shmemi_queue_data_route_test_auto_pes;
-// data_queue.c: flushes of a routed queue that skipped the overflow reduction
-extern "C" int shmemi_queue_data_route_skipped(shmem_queue_t queue, uint64_t *out);
-// dq_route.h: tests only, bit h: hop h (0 node, 1 column) collective where it would go
-// point to point
-extern "C" int shmemi_queue_data_route_test_coll;
-// data_queue.c: hops moved point to point (out[0]) and collectively (out[1])
-extern "C" int shmemi_queue_data_route_hops(shmem_queue_t queue, uint64_t out[2]);
-// dq_bufcache.c: grown routed buffers of destroyed queues taken by later ones
-extern "C" uint64_t shmemi_queue_data_rbuf_adopted;
-
-#ifndef SHMEMQ_TEST_ROUTE_HOPS
-#define SHMEMQ_TEST_ROUTE_HOPS 2
-#endif
-#if SHMEMQ_TEST_ROUTE_HOPS == 3
-#define ROUTE_ENV "3hop"
-#define ROUTED_MODE SHMEMX_QUEUE_MODE_DATA_ROUTED3
-#else
-#define ROUTE_ENV "2hop"
-#define ROUTED_MODE SHMEMX_QUEUE_MODE_DATA_ROUTED
-#endif
+#include "dataq_route_util.h"
 
 namespace {
-
-// The PEs of the team being tested (MPI_COMM_WORLD, or a split matching the team).
-MPI_Comm agree_comm = MPI_COMM_WORLD;
-
-// All PEs of agree_comm agree that every one got rc.
-void expect_all(int rc, int want)
-{
-    int64_t v = rc == want ? 1 : 0, all = 0;
-    MPI_Request req;
-    MPI_Iallreduce(&v, &all, 1, MPI_INT64_T, MPI_MIN, agree_comm, &req);
-    for (int done = 0; !done;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            sched_yield(); // more PEs than cores
-    }
-    EXPECT_EQ(rc, want);
-    EXPECT_EQ(all, 1);
-}
-
-// Run f with expect_all over the PEs of world that pass color (MPI_UNDEFINED: not).
-template <typename F> void with_agree_comm(int color, F f)
-{
-    MPI_Comm c = MPI_COMM_NULL;
-    MPI_Comm_split(MPI_COMM_WORLD, color, shmem_my_pe(), &c);
-    if (c == MPI_COMM_NULL)
-        return;
-    agree_comm = c;
-    f();
-    agree_comm = MPI_COMM_WORLD;
-    MPI_Comm_free(&c);
-}
-
-struct Routed : ::testing::Test {
-    void SetUp() override { setenv("SHMEMQ_DATAQ_ROUTE", ROUTE_ENV, 1); }
-    void TearDown() override { unsetenv("SHMEMQ_DATAQ_ROUTE"); }
-};
-
-uint32_t mode_of(shmem_queue_t q)
-{
-    shmemx_queue_usage_t u;
-    EXPECT_EQ(shmemx_queue_usage(q, &u), 0);
-    return u.mode;
-}
-
-// One element dataq_val(me, d, seq) to every team PE d; one popped from every source s, which
-// must be dataq_val(s, me, seq).
-void push_one_each(shmem_queue_t q, int me, int n, int64_t seq)
-{
-    for (int d = 0; d < n; d++) {
-        int64_t v = dataq_val(me, d, seq);
-        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, d), 0);
-    }
-}
-void pop_one_each(shmem_queue_t q, int me, int n, int64_t seq)
-{
-    for (int s = 0; s < n; s++) {
-        int64_t x = -1;
-        ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-        EXPECT_EQ(x, dataq_val(s, me, seq)) << "from " << s;
-    }
-}
-
-// Elements src sends dst in round r: uneven, some pairs none.
-int count_for(int src, int dst, int r) { return (src * 5 + dst * 3 + r) % 7; }
-
-// Every PE pushes count_for() elements to every team PE (in pushes of 1..3 elements),
-// flushes, and checks per source what arrived, exactly and in order; then again with
-// ANY_PE pops (lowest source first). rounds: flushes in a row.
-void all_to_all(shmem_team_t team, int rounds)
-{
-    const int me = shmem_team_my_pe(team), n = shmem_team_n_pes(team);
-    shmem_queue_config_t c = data_queue_cfg(4096, sizeof(int64_t));
-    shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, team), 0);
-    for (int r = 0; r < rounds; r++) {
-        size_t pushed = 0;
-        for (int d = 0; d < n; d++) {
-            int k = count_for(me, d, r);
-            std::vector<int64_t> v(k);
-            for (int j = 0; j < k; j++)
-                v[j] = dataq_val(me, d, r * 100 + j);
-            for (int j = 0; j < k;) { // pushes of 1, 2, 3, 1, ... elements
-                int m = 1 + j % 3;
-                if (m > k - j)
-                    m = k - j;
-                ASSERT_EQ(shmem_queue_data_push(q, v.data() + j, m, d), 0);
-                j += m;
-            }
-            pushed += k;
-            size_t in = 1, out = 0;
-            ASSERT_EQ(shmem_query_data_size(q, &in, &out, d), 0);
-            EXPECT_EQ(out, (size_t)k * sizeof(int64_t));
-        }
-        size_t sz = 0;
-        ASSERT_EQ(shmem_query_size(q, &sz), 0);
-        EXPECT_EQ(sz, pushed);
-        expect_all(shmem_queue_global_flush(q), 0);
-        ASSERT_EQ(shmem_query_size(q, &sz), 0);
-        EXPECT_EQ(sz, 0u);
-        if (r % 2 == 0) { // by source
-            for (int s = 0; s < n; s++) {
-                int k = count_for(s, me, r);
-                size_t in = 0;
-                ASSERT_EQ(shmem_query_data_size(q, &in, nullptr, s), 0);
-                EXPECT_EQ(in, (size_t)k * sizeof(int64_t)) << "from " << s;
-                for (int j = 0; j < k; j++) {
-                    int64_t x = -1;
-                    ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0);
-                    EXPECT_EQ(x, dataq_val(s, me, r * 100 + j)) << "from " << s << " #" << j;
-                }
-                int64_t x;
-                EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, s), SHMEM_QUEUE_ERR_EMPTY);
-            }
-        } else { // ANY_PE, two at a time where possible: lowest source first
-            std::vector<int64_t> want;
-            for (int s = 0; s < n; s++)
-                for (int j = 0; j < count_for(s, me, r); j++)
-                    want.push_back(dataq_val(s, me, r * 100 + j));
-            size_t i = 0;
-            for (; i + 2 <= want.size(); i += 2) {
-                int64_t x[2];
-                ASSERT_EQ(shmem_queue_data_pop(q, x, 2, SHMEM_QUEUE_ANY_PE), 0);
-                EXPECT_EQ(x[0], want[i]);
-                EXPECT_EQ(x[1], want[i + 1]);
-            }
-            int64_t x[2];
-            if (i < want.size()) {
-                EXPECT_EQ(shmem_queue_data_pop(q, x, 2, SHMEM_QUEUE_ANY_PE),
-                          SHMEM_QUEUE_ERR_EMPTY); // one left: nothing taken
-                ASSERT_EQ(shmem_queue_data_pop(q, x, 1, SHMEM_QUEUE_ANY_PE), 0);
-                EXPECT_EQ(x[0], want[i]);
-            }
-            EXPECT_EQ(shmem_queue_data_pop(q, x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
-        }
-    }
-    shmemx_queue_stats_t st;
-    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
-    EXPECT_EQ(st.flushes, (uint64_t)rounds);
-    EXPECT_EQ(shmem_queue_data_destroy(&q, team), 0);
-}
 
 TEST_F(Routed, WorldIsRoutedAndItsNodesAreEven)
 {
@@ -232,83 +57,6 @@ TEST_F(Routed, ThreeHopsMeetTheCrossPeersOnly)
     ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
     EXPECT_EQ(u.peers_last, (uint64_t)want.size());
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-}
-#endif
-
-// SHMEMQ_DATAQ_ROUTE=auto: routed from P = 64 (bench/simulate's LogGP crossover, docs/
-// data_queues.md) with at least two PEs per node and two nodes, in three hops when the
-// nodes outnumber the PEs per node; below, and so in every run of this binary (at most
-// 16 PEs), direct, whether auto is said or left unset.
-#if SHMEMQ_TEST_ROUTE_HOPS == 2 // auto does not depend on the hops forced
-TEST(RoutedAuto, FollowsTheSimulatedCrossover)
-{
-    EXPECT_EQ(shmemi_queue_data_route_auto(16, 0), 0);
-    EXPECT_EQ(shmemi_queue_data_route_auto(63, 0), 0);
-    EXPECT_EQ(shmemi_queue_data_route_auto(64, 0), 1);
-    EXPECT_EQ(shmemi_queue_data_route_auto(64, 64), 0); // one node
-    EXPECT_EQ(shmemi_queue_data_route_auto(64, 1), 0);  // one PE per node
-    EXPECT_EQ(shmemi_queue_data_route_auto(64, 2), 1);
-    EXPECT_EQ(shmemi_queue_data_route_auto(64, 32), 1);
-    EXPECT_EQ(shmemi_queue_data_route_auto(128, 64), 1);
-    EXPECT_EQ(shmemi_queue_data_route_auto(1 << 20, 64), 1);
-    // three hops once there are more nodes than PEs per node (bench/simulate: from there
-    // they beat two for uniform traffic)
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(64, 2), 3);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(64, 8), 2);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(128, 8), 3);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(256, 16), 2);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(512, 16), 3);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(4096, 64), 2);
-    EXPECT_EQ(shmemi_queue_data_route_auto_hops(1 << 20, 64), 3);
-    shmem_queue_config_t c = data_queue_cfg(0, 8);
-    for (int said = 0; said < 2; said++) {
-        if (said)
-            setenv("SHMEMQ_DATAQ_ROUTE", "auto", 1);
-        else
-            unsetenv("SHMEMQ_DATAQ_ROUTE");
-        shmem_queue_t q = nullptr;
-        ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-        unsetenv("SHMEMQ_DATAQ_ROUTE");
-        const int np = shmem_n_pes(), n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
-        EXPECT_EQ(mode_of(q), !shmemi_queue_data_route_auto(np, n)
-                                  ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
-                              : shmemi_queue_data_route_auto_hops(np, n) == 3
-                                  ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3
-                                  : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED);
-        EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-    }
-}
-
-// auto's choices made on this job, with its 64 PEs lowered to 4 by the test hook: direct
-// on one node or one PE per node, routed in nodes of 2 or more, in three hops when the
-// nodes outnumber the PEs per node (test/scale.sh's 8 PEs as 4x2); the mode is the rule's
-// on every PE, and the data exact and in order whichever it is.
-struct RoutedAutoAt4 : ::testing::Test {
-    void SetUp() override
-    {
-        setenv("SHMEMQ_DATAQ_ROUTE", "auto", 1);
-        shmemi_queue_data_route_test_auto_pes = 4;
-    }
-    void TearDown() override
-    {
-        shmemi_queue_data_route_test_auto_pes = 0;
-        unsetenv("SHMEMQ_DATAQ_ROUTE");
-    }
-};
-TEST_F(RoutedAutoAt4, ChoosesAsTheRuleSaysOnThisJob)
-{
-    const int np = shmem_n_pes(), n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
-    shmem_queue_config_t c = data_queue_cfg(0, 8);
-    shmem_queue_t q = nullptr;
-    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
-    const uint32_t want = !shmemi_queue_data_route_auto(np, n)
-                              ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_FLAT
-                          : shmemi_queue_data_route_auto_hops(np, n) == 3
-                              ? (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED3
-                              : (uint32_t)SHMEMX_QUEUE_MODE_DATA_ROUTED;
-    EXPECT_EQ(mode_of(q), want);
-    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
-    all_to_all(SHMEM_TEAM_WORLD, 2);
 }
 #endif
 
@@ -868,5 +616,6 @@ TEST_F(Routed, DestroyWithDataSaysDataloss)
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), SHMEM_QUEUE_ERR_DATALOSS);
     EXPECT_EQ(q, nullptr);
 }
+
 
 } // namespace

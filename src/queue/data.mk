@@ -34,13 +34,15 @@ test_test_dataq_nbx_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_nbx_LDADD = $(TEST_LIBS)
 test_test_dataq_nbx_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_dataq_route
-test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
+test_test_dataq_route_SOURCES = $(TEST_COMMON_SOURCES) test/dataq_route_util.h \
+	test/test_dataq_route.cc test/test_dataq_route_auto.cc
 test_test_dataq_route_CPPFLAGS = $(TEST_INCLUDES)
 test_test_dataq_route_LDADD = $(TEST_LIBS)
 test_test_dataq_route_LDFLAGS = $(NOINSTALL_FLAGS)
 # the same cases with three hops (SHMEMQ_DATAQ_ROUTE=3hop)
 check_PROGRAMS += test/test_dataq_route3
-test_test_dataq_route3_SOURCES = $(TEST_COMMON_SOURCES) test/test_dataq_route.cc
+test_test_dataq_route3_SOURCES = $(TEST_COMMON_SOURCES) test/dataq_route_util.h \
+	test/test_dataq_route.cc
 test_test_dataq_route3_CPPFLAGS = $(TEST_INCLUDES) -DSHMEMQ_TEST_ROUTE_HOPS=3
 test_test_dataq_route3_LDADD = $(TEST_LIBS)
 test_test_dataq_route3_LDFLAGS = $(NOINSTALL_FLAGS)
