@@ -1,11 +1,12 @@
 #!/bin/sh
-# bench/smpi/run.sh: the data queue's three flush exchanges (direct, routed 2hop, NBX)
-# under SimGrid SMPI at 256-4,096 simulated ranks, next to bench/simulate's LogGP
-# predictions for the same P, n and workload (docs/scaling.md, "Cross-check with
-# SimGrid"; issue 23).
+# bench/smpi/run.sh: the data queue's flush exchanges (direct, routed 2hop, NBX; with
+# -m also routed3, three hops) under SimGrid SMPI at 256-4,096 simulated ranks, next to
+# bench/simulate's LogGP predictions for the same P, n and workload (docs/scaling.md,
+# "Cross-check with SimGrid"; issue 23).
 #
 #   bench/smpi/run.sh [-b build dir] [-o CSV file] [-p "P ..."] [-n PEs per node]
 #                     [-r "records ..."] [-e bytes per record] [-t timeout s per run] [-V]
+#                     [-m modes]
 #     -b  the build whose bench/simulate gives the predictions (default build); the SMPI
 #         program is built into <build>/bench/smpi/
 #     -o  also write the CSV there (it always goes to stdout after a line "CSV")
@@ -15,6 +16,9 @@
 #     -r  records per PE per flush, one workload each (default "16 128")
 #     -V  direct mode with SMPI's own MPI_Ialltoallv instead (every pair posted)
 #     -t  timeout of one smpirun (default 900 s)
+#     -m  exchange.c's modes, a comma list of direct, routed, nbx, routed3 (default
+#         direct,routed,nbx; routed3 is three hops, dq_plan.h, and its prediction is
+#         bench/simulate -m routed3's)
 # Needs smpicc and smpirun (Debian: libsimgrid-dev); without them it says so and exits 0.
 # The figures are simulated time: the machine's load changes how long the run takes,
 # not what it prints.
@@ -22,11 +26,12 @@
 # CSV columns: mode,npes,node_pes,records,elem,smpi_s,model_s,smpi_over_model,
 #              smpi_msgs,model_msgs
 #   smpi_s   one flush, from the first PE leaving a barrier to the last PE done
-#   model_s  bench/simulate's flush_time (direct, routed) or flush_time_nbx (nbx)
+#   model_s  bench/simulate's flush_time (direct, routed, routed3) or flush_time_nbx (nbx)
 #   *_msgs   messages per PE per flush, mean (as shmemx_queue_usage counts them)
 set -u
 build=build out= pes="256 1024" npn=16 recs="16 128" elem=8 tmo=900 allpairs=
-while getopts b:o:p:n:r:e:t:Vh opt; do
+modes=direct,routed,nbx
+while getopts b:o:p:n:r:e:t:m:Vh opt; do
   case $opt in
     b) build=$OPTARG ;;
     o) out=$OPTARG ;;
@@ -36,6 +41,7 @@ while getopts b:o:p:n:r:e:t:Vh opt; do
     e) elem=$OPTARG ;;
     t) tmo=$OPTARG ;;
     V) allpairs=-V ;;
+    m) modes=$OPTARG ;;
     *) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; [ "$opt" = h ] && exit 0; exit 2 ;;
   esac
 done
@@ -80,6 +86,8 @@ cfg="--cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich
   --cfg=smpi/iprobe:1e-7
   --cfg=contexts/stack-size:512 --log=root.thres:warning"
 
+# bench/simulate's modes: its default (direct and routed) unless routed3 is asked for
+case ",$modes," in *,routed3,*) simm="-m direct,routed,routed3" ;; *) simm= ;; esac
 res="$tmp/res.csv"
 echo "mode,npes,node_pes,records,elem,smpi_s,model_s,smpi_over_model,smpi_msgs,model_msgs" >"$res"
 status=0
@@ -96,7 +104,7 @@ for r in $recs; do
     t0=$(date +%s)
     # shellcheck disable=SC2086
     timeout "$tmo" smpirun -platform "$here/platform.xml" -hostfile "$tmp/hosts" -np "$p" $cfg \
-      "$exe" -n "$n" -r "$r" -e "$elem" $allpairs </dev/null >"$tmp/smpi.log" 2>&1
+      "$exe" -n "$n" -r "$r" -e "$elem" -m "$modes" $allpairs </dev/null >"$tmp/smpi.log" 2>&1
     rc=$?
     secs=$(( $(date +%s) - t0 ))
     if [ $rc != 0 ] || ! grep -q "all records delivered" "$tmp/smpi.log" || grep -q WRONG "$tmp/smpi.log"; then
@@ -106,12 +114,14 @@ for r in $recs; do
       status=1
       continue
     fi
-    "$sim" -p "$p" -n "$n" -r "$r" -e "$elem" -H 0 -c "$tmp/sim.csv" >"$tmp/sim.log" 2>&1 || {
+    # shellcheck disable=SC2086
+    "$sim" -p "$p" -n "$n" -r "$r" -e "$elem" -H 0 $simm -c "$tmp/sim.csv" >"$tmp/sim.log" 2>&1 || {
       echo "bench/smpi/run.sh: bench/simulate failed at P=$p" >&2; cat "$tmp/sim.log" >&2; status=1; continue; }
     echo "bench/smpi/run.sh: P=$p (${nodes}x$n) R=$r: smpirun ${secs} s (wall, this machine)" >&2
     # join: SMPI's line per mode with the simulator's time and messages for it
     grep '^csv,[a-z]' "$tmp/smpi.log" | grep -v '^csv,mode,' | while IFS=, read -r _ mode np nn rr ee secs_s msgs _ _; do
       case $mode in routed) sm=routed metric=flush_time ;; nbx) sm=direct metric=flush_time_nbx ;;
+        routed3) sm=routed3 metric=flush_time ;;
         *) sm=direct metric=flush_time ;; esac
       mt=$(awk -F, -v m="$sm" -v k="$metric" '$1 == "uniform" && $2 == m && $7 == k { print $10 }' "$tmp/sim.csv")
       mm=$(awk -F, -v m="$sm" '$1 == "uniform" && $2 == m && $7 == "msgs_per_flush" { print $10 }' "$tmp/sim.csv")
