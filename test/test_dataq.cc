@@ -1,7 +1,7 @@
 // test_dataq.cc: data queues: create/config agreement, push/pop order, FULL, EMPTY,
 // OVERFLOW without loss, ANY_PE pops, query sizes, background flush via progress,
-// teams other than WORLD, every transfer mode, destroy with data, bad input, and an
-// index-gather round trip through two data queues.
+// teams other than WORLD, every transfer mode, destroy with data, bad input, an
+// index-gather round trip through two data queues, and how a flush waits for a late PE.
 #include <gtest/gtest.h>
 #include <shmemx.h>
 #include <cstdint>
@@ -11,7 +11,13 @@
 #include <thread>
 #include <sched.h>
 #include <vector>
+#include <unistd.h>
 #include "test_util.h"
+
+// progress.c: naps taken by this process's waits; coll_node.c: whether a data-queue
+// flush's waits nap (SHMEMQ_COLL_WAIT, and the machine's PEs against its cores)
+extern "C" uint64_t shmemi_wait_naps;
+extern "C" int shmemi_coll_waits_nap(void);
 
 namespace {
 
@@ -488,6 +494,43 @@ TEST(DataQueue, ProgressAloneDelivers)
     expect_all_rc(shmem_queue_global_flush(q), 0);
     ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
     EXPECT_EQ(in + out, 0u);
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
+
+// A PE waiting in a global flush for a late one naps (sleeps of 20 us) exactly where the
+// policy says so (auto: a machine with more PEs than cores; SHMEMQ_COLL_WAIT=sleep and
+// spin run in test/coll_wait.sh), else yields and never naps; the data arrives either way.
+TEST(DataQueue, FlushWaitForALatePeNapsAsThePolicySays)
+{
+    const int n = shmem_n_pes(), me = shmem_my_pe(), late = n - 1;
+    shmem_queue_config_t c = data_queue_cfg(64, 8);
+    shmem_queue_t q;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    for (int p = 0; p < n; p++) {
+        int64_t v = dataq_val(me, p, 5);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+    }
+    expect_all_rc(shmem_queue_global_flush(q), 0); // everything warm: the next waits are the late PE's
+    for (int p = 0; p < n; p++) {
+        int64_t v = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &v, 1, p), 0);
+        EXPECT_EQ(v, dataq_val(p, me, 5));
+        v = dataq_val(me, p, 6);
+        ASSERT_EQ(shmem_queue_data_push(q, &v, 1, p), 0);
+    }
+    const uint64_t before = __atomic_load_n(&shmemi_wait_naps, __ATOMIC_RELAXED);
+    if (me == late)
+        usleep(200 * 1000);
+    expect_all_rc(shmem_queue_global_flush(q), 0);
+    const uint64_t naps = __atomic_load_n(&shmemi_wait_naps, __ATOMIC_RELAXED) - before;
+    if (me != late) { // waited 200 ms: thousands of passes
+        EXPECT_EQ(naps > 0, shmemi_coll_waits_nap() != 0) << naps << " naps";
+    }
+    for (int p = 0; p < n; p++) {
+        int64_t v = -1;
+        ASSERT_EQ(shmem_queue_data_pop(q, &v, 1, p), 0);
+        EXPECT_EQ(v, dataq_val(p, me, 6));
+    }
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 

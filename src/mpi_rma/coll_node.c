@@ -268,6 +268,12 @@ static int may_nap(void)
     return shmemi.amo_direct || (shmemi.offnode_am && shmemi_agent_serves_node());
 }
 
+int shmemi_coll_waits_nap(void)
+{
+    wait_policy();
+    return may_nap() && (cw.nap == CW_SOON || (cw.nap == CW_LONG && cw.over));
+}
+
 /* The epoch's low 32 bits: the futex word (it changes on every post). */
 static uint32_t *cn_word(const cn_line_t *l)
 {
@@ -738,16 +744,17 @@ static const char *wait_how(char *buf, size_t n)
                       : !may_nap() ? "never nap (PEs off the node need this PE's MPI progress)"
                       : cw.nap == CW_SOON ? "nap on a futex after 64 tries (SHMEMQ_COLL_WAIT=sleep)"
                                           : "nap on a futex after 2 ms";
-    snprintf(buf, n, "waits: %s; %s (%d PEs on this machine, %ld cores)",
-             cw.over ? "yield at once" : "spin, then yield", nap, shmemi.host_pes,
-             sysconf(_SC_NPROCESSORS_ONLN));
+    snprintf(buf, n, "waits: %s; %s; data-queue flushes %s (%d PEs on this machine, %ld cores)",
+             cw.over ? "yield at once" : "spin, then yield", nap,
+             shmemi_coll_waits_nap() ? "nap 20 us a try after 300 us" : "yield",
+             shmemi.host_pes, sysconf(_SC_NPROCESSORS_ONLN));
     return buf;
 }
 
 void shmemi_coll_describe(char *buf, size_t n)
 {
     struct shmemi_cnode *c = shmemi_cnode_get(&shmemi.team_world, "shmemq_info", 1);
-    char wait[160];
+    char wait[224];
     if (c)
         snprintf(buf, n, "node shared memory (WORLD is one node; %d KiB slots per PE, "
                  "larger data copied between mapped heaps; %s)", CN_SLOT / 1024,

@@ -213,6 +213,19 @@ void shmemi_wait_self_end(int self);
  * give the core away, since with more PEs than cores the PE awaited may need it. The
  * waits of collectives, queue flushes and the AM transport share it. */
 void shmemi_wait_pass(unsigned spins);
+/* Between these two, this thread's waits nap (a sleep of SHMEMI_WAIT_NAP_NS per pass once
+ * the wait has lasted SHMEMI_WAIT_NAP_AFTER_S) instead of yielding, where
+ * shmemi_coll_waits_nap says so: a data-queue flush, whose every PE is in the same flush.
+ * begin returns what to hand end (they nest). */
+#define SHMEMI_WAIT_NAP_NS 20000L
+#define SHMEMI_WAIT_NAP_AFTER_S 300e-6
+int shmemi_wait_nap_begin(void);
+void shmemi_wait_nap_end(int prev);
+extern uint64_t shmemi_wait_naps; /* naps taken by this process's waits (tests) */
+/* Whether waits for the team's PEs nap (SHMEMQ_COLL_WAIT, coll_node.c): sleep, or auto on
+ * a machine that runs more PEs than it has cores; never where PEs off the node need this
+ * PE's MPI progress. */
+int shmemi_coll_waits_nap(void);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
  * then a short random sleep (bounded, growing) that breaks lockstep between PEs. */
 void shmemi_backoff(unsigned spins);

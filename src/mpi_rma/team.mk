@@ -43,11 +43,12 @@ test_test_coll_legacy_LDFLAGS = $(NOINSTALL_FLAGS)
 endif
 
 # The waits of the node collectives under each SHMEMQ_COLL_WAIT value: test/coll_wait.sh
-# runs test_coll's node cases under `sleep` and `spin` and checks what shmemq_info says.
+# runs test_coll's node cases and test_dataq's late-PE flush under `sleep` and `spin`,
+# and checks what shmemq_info says.
 EXTRA_DIST += test/coll_wait.sh
 if BUILD_TESTS
 TESTS += test/coll_wait.sh
-test/coll_wait.log: test/test_coll$(EXEEXT) shmemq_info$(EXEEXT)
+test/coll_wait.log: test/test_coll$(EXEEXT) test/test_dataq$(EXEEXT) shmemq_info$(EXEEXT)
 endif
 
 # Benchmarks (never run by make check).

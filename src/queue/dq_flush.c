@@ -287,8 +287,7 @@ int shmemi_queue_data_flush_step(struct shmemi_dataq *q, int block)
  * The same reduction is the argument agreement: bad (this PE rejected its arguments)
  * or PEs in different routines (kind) make every PE return SHMEM_QUEUE_ERR_ARG before
  * any catch-up, with nothing changed. */
-int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
-                      int bad)
+static int dq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind, int bad)
 {
     uint64_t in[4] = {mine, bad != 0, (uint64_t)kind, ~(uint64_t)kind}, out[4];
     MPI_Request req;
@@ -325,4 +324,16 @@ int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *ro
         if ((r = shmemi_queue_data_flush_start(q, 0)) != 0)
             return r;
     }
+}
+
+/* Every PE of the team is in this flush, so a PE that waits here waits for its peers'
+ * pushes and hops: where the machine runs more PEs than cores it naps rather than
+ * yields, and the PEs still at work get the cores (shmemi_wait_nap_begin). */
+int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
+                      int bad)
+{
+    int prev = shmemi_wait_nap_begin();
+    int rc = dq_sync(q, mine, routine, kind, bad);
+    shmemi_wait_nap_end(prev);
+    return rc;
 }
