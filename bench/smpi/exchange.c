@@ -360,6 +360,21 @@ static unsigned char *hop_peers(ctx_t *x, peers_t hp, int p2p, const unsigned ch
     return rb;
 }
 
+/* The records of a last hop's buffer b (r bytes): each must be for this PE and carry its
+ * source's payload; counts what arrived. */
+static void check_arrived(ctx_t *x, const unsigned char *b, size_t r)
+{
+    for (size_t o = 0; o < r;) {
+        struct dq_rec h;
+        memcpy(&h, b + o, sizeof h);
+        if ((int)h.to != x->me)
+            x->bad++;
+        for (uint64_t k = 0; k < h.bytes; k++)
+            x->bad += b[o + sizeof h + k] != pay((int)h.from, x->me, k);
+        x->got_bytes += h.bytes;
+        o += sizeof h + h.bytes;
+    }
+}
 /* A hop over all of communicator c (node, column): point to point when it is small. */
 static unsigned char *hop(ctx_t *x, MPI_Comm c, int np, const unsigned char *sbuf,
                           const uint64_t *sc, uint64_t *rc, size_t *rtot)
@@ -420,16 +435,7 @@ static void flush_routed(ctx_t *x)
     /* hop 2: along my column (rank k of it is node k's PE of my local rank) */
     size_t r2;
     unsigned char *b2 = hop(x, x->col, nn, sb2, sc, rc, &r2);
-    for (size_t o = 0; o < r2;) {
-        struct dq_rec h;
-        memcpy(&h, b2 + o, sizeof h);
-        if ((int)h.to != me)
-            x->bad++;
-        for (uint64_t k = 0; k < h.bytes; k++)
-            x->bad += b2[o + sizeof h + k] != pay((int)h.from, me, k);
-        x->got_bytes += h.bytes;
-        o += sizeof h + h.bytes;
-    }
+    check_arrived(x, b2, r2);
     red_blocking(0, P, me); /* the agreement */
     free(out), free(order), free(sc), free(rc), free(at), free(sb), free(b1), free(at2);
     free(sb2), free(b2);
@@ -514,16 +520,7 @@ static void flush_routed3(ctx_t *x)
     unsigned char *sb3 = regroup(b2, r2, n, n, 2, sc);
     size_t r3;
     unsigned char *b3 = hop(x, x->node, n, sb3, sc, rc, &r3);
-    for (size_t o = 0; o < r3;) {
-        struct dq_rec h;
-        memcpy(&h, b3 + o, sizeof h);
-        if ((int)h.to != me)
-            x->bad++;
-        for (uint64_t k = 0; k < h.bytes; k++)
-            x->bad += b3[o + sizeof h + k] != pay((int)h.from, me, k);
-        x->got_bytes += h.bytes;
-        o += sizeof h + h.bytes;
-    }
+    check_arrived(x, b3, r3);
     red_blocking(0, P, me); /* the agreement */
     free(out), free(order), free(sc), free(rc), free(at), free(sb), free(b1), free(sb2);
     free(b2), free(sb3), free(b3);
