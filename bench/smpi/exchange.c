@@ -360,6 +360,31 @@ static unsigned char *hop_peers(ctx_t *x, peers_t hp, int p2p, const unsigned ch
     return rb;
 }
 
+/* Hop 1's send buffer: one record per destination, in first-push order, grouped by the
+ * porter of my node that serves it (two hops: dq_plan_porter; three: the destination
+ * node's residue); its bytes per porter in sc (n, zeroed). */
+static unsigned char *pack_porters(ctx_t *x, const uint64_t *out, const int *order, int nd,
+                                   int hops, uint64_t *sc)
+{
+    const int n = x->n;
+    size_t stot = 0;
+    for (int t = 0; t < nd; t++) {
+        int d = order[t];
+        sc[hops == 3 ? dq_plan_group3(d, n, 0) : dq_plan_porter(d, n)] += dq_plan_rec_bytes(out[d]);
+        x->bytes += out[d];
+    }
+    size_t *at = xalloc((size_t)n * sizeof *at);
+    for (int l = 0; l < n; l++)
+        at[l] = stot, stot += sc[l];
+    unsigned char *sb = xalloc(stot);
+    for (int t = 0; t < nd; t++) {
+        int d = order[t], l = hops == 3 ? dq_plan_group3(d, n, 0) : dq_plan_porter(d, n);
+        at[l] += rec_put(sb + at[l], d, x->me, out[d]);
+    }
+    free(at);
+    return sb;
+}
+
 /* The records of a last hop's buffer b (r bytes): each must be for this PE and carry its
  * source's payload; counts what arrived. */
 static void check_arrived(ctx_t *x, const unsigned char *b, size_t r)
@@ -394,19 +419,7 @@ static void flush_routed(ctx_t *x)
     uint64_t *out = outgoing(x, &order, &nd);
     uint64_t *sc = xalloc((size_t)(n > nn ? n : nn) * sizeof *sc);
     uint64_t *rc = xalloc((size_t)(n > nn ? n : nn) * sizeof *rc);
-    size_t stot = 0;
-    for (int t = 0; t < nd; t++) {
-        sc[dq_plan_porter(order[t], n)] += dq_plan_rec_bytes(out[order[t]]);
-        x->bytes += out[order[t]];
-    }
-    size_t *at = xalloc((size_t)n * sizeof *at);
-    for (int l = 0; l < n; l++)
-        at[l] = stot, stot += sc[l];
-    unsigned char *sb = xalloc(stot);
-    for (int t = 0; t < nd; t++) {
-        int d = order[t], l = dq_plan_porter(d, n);
-        at[l] += rec_put(sb + at[l], d, me, out[d]);
-    }
+    unsigned char *sb = pack_porters(x, out, order, nd, 2, sc);
     /* hop 1: to the porters of my node */
     size_t r1;
     unsigned char *b1 = hop(x, x->node, n, sb, sc, rc, &r1);
@@ -437,7 +450,7 @@ static void flush_routed(ctx_t *x)
     unsigned char *b2 = hop(x, x->col, nn, sb2, sc, rc, &r2);
     check_arrived(x, b2, r2);
     red_blocking(0, P, me); /* the agreement */
-    free(out), free(order), free(sc), free(rc), free(at), free(sb), free(b1), free(at2);
+    free(out), free(order), free(sc), free(rc), free(sb), free(b1), free(at2);
     free(sb2), free(b2);
 }
 
@@ -480,19 +493,7 @@ static void flush_routed3(ctx_t *x)
     uint64_t *sc = xalloc((size_t)k3 * sizeof *sc), *rc = xalloc((size_t)k3 * sizeof *rc);
     /* pack: per porter (the destination node's residue), one record per destination,
      * in first-push order */
-    size_t stot = 0;
-    for (int t = 0; t < nd; t++) {
-        sc[dq_plan_group3(order[t], n, 0)] += dq_plan_rec_bytes(out[order[t]]);
-        x->bytes += out[order[t]];
-    }
-    size_t *at = xalloc((size_t)n * sizeof *at);
-    for (int l = 0; l < n; l++)
-        at[l] = stot, stot += sc[l];
-    unsigned char *sb = xalloc(stot);
-    for (int t = 0; t < nd; t++) {
-        int d = order[t], l = dq_plan_group3(d, n, 0);
-        at[l] += rec_put(sb + at[l], d, me, out[d]);
-    }
+    unsigned char *sb = pack_porters(x, out, order, nd, 3, sc);
     /* hop 1: to the porters of my node */
     size_t r1;
     unsigned char *b1 = hop(x, x->node, n, sb, sc, rc, &r1);
@@ -522,7 +523,7 @@ static void flush_routed3(ctx_t *x)
     unsigned char *b3 = hop(x, x->node, n, sb3, sc, rc, &r3);
     check_arrived(x, b3, r3);
     red_blocking(0, P, me); /* the agreement */
-    free(out), free(order), free(sc), free(rc), free(at), free(sb), free(b1), free(sb2);
+    free(out), free(order), free(sc), free(rc), free(sb), free(b1), free(sb2);
     free(b2), free(sb3), free(b3);
 }
 
