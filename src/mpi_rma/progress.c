@@ -137,12 +137,11 @@ uint64_t shmemi_wait_naps;
  * back-off here cut MPICH's off-node blocking AMO rate into a PE waiting in
  * shmem_barrier_all from ~600k/s to ~7k/s (bench/amo_rate, bench/README.md).
  * A data-queue flush is the exception (wait_nap): every PE of its team is in it, and on
- * a machine with more PEs than cores a yielding waiter still takes a share of the cores
+ * a machine with several PEs per core a yielding waiter still takes a share of the cores
  * from the PEs that push or route. Once such a wait has lasted 300 us it naps (20 us
- * sleeps): 4 PEs on 2 cores, a small flush 2-2.5x faster; 16 PEs, direct queues' bulk
- * flushes ~15 % faster, routed ones unchanged (bench/README.md; napping from the start
- * was better in bulk, worse for small flushes). Only where napping leaves no PE unserved
- * (shmemi_coll_waits_nap). */
+ * sleeps): 16 PEs on 2 cores, direct queues' bulk flushes ~15 % faster, routed ones
+ * unchanged (bench/README.md; napping from the start was better in bulk, worse for small
+ * flushes). Only where napping leaves no PE unserved (shmemi_coll_waits_nap). */
 void shmemi_wait_pass(unsigned spins)
 {
     shmemi_progress();

@@ -222,9 +222,9 @@ void shmemi_wait_pass(unsigned spins);
 int shmemi_wait_nap_begin(void);
 void shmemi_wait_nap_end(int prev);
 extern uint64_t shmemi_wait_naps; /* naps taken by this process's waits (tests) */
-/* Whether waits for the team's PEs nap (SHMEMQ_COLL_WAIT, coll_node.c): sleep, or auto on
- * a machine that runs more PEs than it has cores; never where PEs off the node need this
- * PE's MPI progress. */
+/* Whether a data-queue flush's waits nap (SHMEMQ_COLL_WAIT, coll_node.c): sleep, or auto on
+ * a machine that runs 4 or more PEs per core; never where PEs off the node need this PE's
+ * MPI progress. */
 int shmemi_coll_waits_nap(void);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
  * then a short random sleep (bounded, growing) that breaks lockstep between PEs. */
