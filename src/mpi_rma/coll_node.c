@@ -228,6 +228,9 @@ enum { CW_NEVER, CW_SOON, CW_LONG };
 static struct {
     int decided;
     int over; /* more PEs on this machine than cores */
+    /* 4 PEs a core or more: data-queue flush waits nap under auto (measured: 16 on 2
+     * cores gains, 8 is even, 4 loses index-gather's wake-ups; bench/README.md) */
+    int crowded;
     int nap;  /* CW_NEVER (spin), CW_SOON (sleep: after CN_SPINS tries), CW_LONG (auto) */
     uint64_t naps, woken; /* naps taken, and ended by a post's wake (tests read them) */
 } cw;
@@ -239,6 +242,7 @@ static void wait_policy(void)
     const char *s = getenv("SHMEMQ_COLL_WAIT");
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     cw.over = cores > 0 && shmemi.host_pes > cores;
+    cw.crowded = cores > 0 && shmemi.host_pes >= 4 * cores;
     if (s && strcmp(s, "spin") == 0)
         cw.nap = CW_NEVER;
     else if (s && strcmp(s, "sleep") == 0)
@@ -271,11 +275,7 @@ static int may_nap(void)
 int shmemi_coll_waits_nap(void)
 {
     wait_policy();
-    /* auto: at 4 PEs a core and more (measured: 16 on 2 cores gains, 8 is even, 4 loses
-     * index-gather's wake-ups; bench/README.md) */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int crowded = cores > 0 && shmemi.host_pes >= 4 * cores;
-    return may_nap() && (cw.nap == CW_SOON || (cw.nap == CW_LONG && crowded));
+    return may_nap() && (cw.nap == CW_SOON || (cw.nap == CW_LONG && cw.crowded));
 }
 
 /* The epoch's low 32 bits: the futex word (it changes on every post). */
