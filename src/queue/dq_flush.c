@@ -327,7 +327,7 @@ static int dq_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, i
 }
 
 /* Every PE of the team is in this flush, so a PE that waits here waits for its peers'
- * pushes and hops: where the machine runs more PEs than cores it naps rather than
+ * pushes and hops: where the machine runs 4 or more PEs per core it naps rather than
  * yields, and the PEs still at work get the cores (shmemi_wait_nap_begin). */
 int shmemi_queue_data_sync(struct shmemi_dataq *q, uint64_t mine, const char *routine, int kind,
                       int bad)
