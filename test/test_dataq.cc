@@ -498,7 +498,7 @@ TEST(DataQueue, ProgressAloneDelivers)
 }
 
 // A PE waiting in a global flush for a late one naps (sleeps of 20 us) exactly where the
-// policy says so (auto: a machine with more PEs than cores; SHMEMQ_COLL_WAIT=sleep and
+// policy says so (auto: a machine with 4 or more PEs per core; SHMEMQ_COLL_WAIT=sleep and
 // spin run in test/coll_wait.sh), else yields and never naps; the data arrives either way.
 TEST(DataQueue, FlushWaitForALatePeNapsAsThePolicySays)
 {
