@@ -127,7 +127,8 @@ void shmemi_backoff(unsigned spins)
 
 /* Set between shmemi_wait_nap_begin and _end on this thread (a data-queue flush). */
 static _Thread_local int wait_nap;
-static _Thread_local double wait_nap_t0; /* when the wait (its 65th pass) began */
+static _Thread_local double wait_nap_t0; /* when the wait's current long stretch began */
+static _Thread_local int wait_nap_fresh = 1; /* a pass since then did work or was early */
 uint64_t shmemi_wait_naps;
 
 /* Collective waits yield but never sleep: a PE in a barrier is often the target of its
@@ -145,13 +146,19 @@ uint64_t shmemi_wait_naps;
 void shmemi_wait_pass(unsigned spins)
 {
     shmemi_progress();
-    if (spins <= 64)
+    if (spins <= 64) {
+        /* callers restart their count after a pass that did work (dq_nbx passes 0):
+         * the clock restarts with it, so only an idle stretch of 300 us naps */
+        wait_nap_fresh = 1;
         return;
+    }
     if (wait_nap) {
         /* only once the wait is long: a short flush's latency stays the yielding one */
         double now = shmemi_wtime();
-        if (spins == 65 || now < wait_nap_t0)
+        if (wait_nap_fresh || now < wait_nap_t0) {
             wait_nap_t0 = now;
+            wait_nap_fresh = 0;
+        }
         if (now - wait_nap_t0 >= SHMEMI_WAIT_NAP_AFTER_S) {
             struct timespec ts = {0, SHMEMI_WAIT_NAP_NS};
             __atomic_fetch_add(&shmemi_wait_naps, 1, __ATOMIC_RELAXED);
