@@ -140,6 +140,20 @@ TEST(Scale, ModelFormulasAtLargeP)
     shmemx_queue_model_t c3 = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 3000, 10);
     EXPECT_EQ(c2.meta_bytes - c1.meta_bytes, c3.meta_bytes - c2.meta_bytes);
     EXPECT_EQ(c1.max_buffers, 1000u); // one ADD slot per PE
+    // Per target PE: a slot per op slot the queue carries (one for one op kind, 7 for
+    // SHMEM_OP_ANY) and the RMA target list (an int and a flag); the AM path adds its
+    // flush-epoch state (a flag, two requests, a 16-byte header).
+    const uint64_t slot = sizeof(shmemq_cq_slot_t), rma_list = sizeof(int) + 1;
+    const uint64_t am_epoch = 1 + 2 * sizeof(MPI_Request) + 16;
+    EXPECT_EQ((c2.meta_bytes - c1.meta_bytes) / 1000, slot + rma_list);
+    shmem_queue_config_t inc = comm_queue_cfg(SHMEM_OP_ATOMIC_INC), any = comm_queue_cfg();
+    EXPECT_EQ(model(inc, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).meta_bytes, c1.meta_bytes);
+    EXPECT_EQ((model(any, SHMEMX_QUEUE_MODE_COMM_RMA, 2000, 10).meta_bytes -
+               model(any, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).meta_bytes) / 1000,
+              7 * slot + rma_list);
+    EXPECT_EQ((model(c, SHMEMX_QUEUE_MODE_COMM_AM, 2000, 10).meta_bytes -
+               model(c, SHMEMX_QUEUE_MODE_COMM_AM, 1000, 10).meta_bytes) / 1000,
+              slot + rma_list + am_epoch);
     // several nodes: a node summing array (48 Ki words) only where atomics follow one
     // domain per node (this job's off-node transport is AM), and the 4 windows of sums
     // held for other PEs (16 Ki words each) unless the queue is timed or they are off
@@ -159,7 +173,6 @@ TEST(Scale, ModelFormulasAtLargeP)
     shmemx_queue_model_t one = model(c, SHMEMX_QUEUE_MODE_COMM_RMA, 4, 4);
     EXPECT_GT(one.scratch_once_bytes, 0u);
     EXPECT_EQ(one.max_buffers, 64u); // the RMA pool bounds it at few PEs
-    shmem_queue_config_t any = comm_queue_cfg(SHMEM_OP_ANY);
     EXPECT_EQ(model(any, SHMEMX_QUEUE_MODE_COMM_RMA, 1000, 10).max_buffers, 7000u);
 }
 

@@ -64,7 +64,9 @@ typedef struct shmemq_cq_fast {
     uint8_t type_ops[SHMEMQ_CQ_NTYPES]; /* per type: bit per op the inline path may take;
                                            all zero once the queue is destroyed */
     uint8_t counting;     /* 1: every push adds to open_ops as well */
-    shmemq_cq_slot_t *slots;            /* [pe * SHMEMQ_CQ_NSLOTS + slot] */
+    /* per op slot, one entry per target PE ([slot][pe]); NULL for the slots of ops the
+     * queue does not carry, which type_ops never lets the inline path reach */
+    shmemq_cq_slot_t *plane[SHMEMQ_CQ_NSLOTS];
     /* Node transport: per PE, its symmetric heap mapped in this process (NULL: not on
      * this node), or NULL altogether. A one-element PUT or GET on the heap of such a PE
      * is a copy made right here, complete at once; node_rw counts them (statistics). */
@@ -135,7 +137,7 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
             key = (uint32_t)tidx | (1u << 8);
         }
     }
-    shmemq_cq_slot_t *s = &f->slots[(size_t)pe * SHMEMQ_CQ_NSLOTS + (size_t)SHMEMQ_CQ_SLOT(op)];
+    shmemq_cq_slot_t *s = &f->plane[SHMEMQ_CQ_SLOT(op)][pe];
     if (s->key != key || s->n >= s->cap || (off & (uintptr_t)(esize - 1)))
         return 0; /* region bases are 64-byte aligned: off tells the target's alignment */
     uint32_t n = s->n++;

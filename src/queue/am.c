@@ -207,6 +207,8 @@ int cq_am_epoch_start(shmem_queue_t q)
         pe = q->one_pe;
         npe = 1;
     }
+    if (q->am_dirty == NULL)
+        npe = 0; /* the RMA path: no batches, no per-PE epoch state (create) */
     for (int i = 0; i < npe; i++, pe = pe + 1 == np ? 0 : pe + 1) {
         if (!q->am_dirty[pe])
             continue;

@@ -195,12 +195,11 @@ static void cq_free_all(shmem_queue_t q)
             c = n;
         }
     }
-    if (CQ_SLOTS(q)) {
-        for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
-            if (CQ_SLOTS(q)[i].ch)
-                cq_cache_give(CQ_SLOTS(q)[i].ch, q->cbytes);
-    }
-    free(CQ_SLOTS(q));
+    for (size_t i = 0; q->slot_mem && i < q->n_slot_mem; i++)
+        if (q->slot_mem[i].ch)
+            cq_cache_give(q->slot_mem[i].ch, q->cbytes);
+    free(q->slot_mem);
+    q->slot_mem = NULL;
     free(q->am_dirty);
     cq_scratch_give(q->hstamp, q->scratch_bytes); /* hash and the MPI burst scratch with it */
     q->hstamp = NULL;
@@ -372,13 +371,23 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->budget_chunks = shmemi_cq_budget_chunks((int)c->op_type, q->cbytes);
     size_t maxrec = q->cbytes / 12 + 1;
     q->hmask = hsize - 1;
-    size_t ns = (size_t)q->fast.n_pes * CQ_NSLOTS;
-    q->fast.slots = calloc(ns, sizeof(cq_slot_t));
+    /* slots only for the ops the queue carries: 40 bytes a target PE for one op kind
+     * instead of 280 (the per-PE arrays are most of a comm queue's memory at scale) */
+    int nplanes = cq_planes(q->opmask);
+    size_t ns = (size_t)q->fast.n_pes * (size_t)nplanes;
+    q->slot_mem = calloc(ns, sizeof(cq_slot_t));
+    q->n_slot_mem = q->slot_mem ? ns : 0;
+    for (int j = 0, k = 0; q->slot_mem && j < CQ_NSLOTS; j++)
+        if (q->opmask & cq_slot_ops(j))
+            q->fast.plane[j] = q->slot_mem + (size_t)(k++) * (size_t)q->fast.n_pes;
     /* grants: a whole buffer when max_elems allows it for every PE at once (an eighth
      * of max_elems in unused grants at most), smaller at scale, 64 at least */
     uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
     q->grant = g < 64 ? 64 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
-    q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
+    /* the AM path's per-PE epoch state (am.c); the RMA path sends no batches */
+    int am = q->path == CQ_PATH_AM;
+    if (am)
+        q->am_dirty = calloc((size_t)q->fast.n_pes, 1);
     /* One mapping, untouched (no memory) until the first burst: hstamp (zeros), hash, then
      * the MPI transport's datatype scratch (xport.h); hsize is even, so that part starts
      * 8-byte aligned. */
@@ -392,16 +401,18 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->rma_pes = calloc((size_t)q->fast.n_pes, sizeof(int) + 1);
     q->rma_pe_dirty = q->rma_pes ? (unsigned char *)(q->rma_pes + q->fast.n_pes) : NULL;
     q->n_rma_pes = 0;
-    q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
-    q->flush_hdrs = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
-    if (!CQ_SLOTS(q) || !q->am_dirty || !q->rma_pes || !q->hash || !q->hstamp ||
-        !q->flush_reqs || !q->flush_hdrs) {
+    if (am) {
+        q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
+        q->flush_hdrs = malloc(sizeof(cq_msghdr_t) * (size_t)q->fast.n_pes);
+    }
+    if (!q->slot_mem || !q->rma_pes || !q->hash || !q->hstamp ||
+        (am && (!q->am_dirty || !q->flush_reqs || !q->flush_hdrs))) {
         cq_free_all(q);
         cq_header_free(q);
         return SHMEM_QUEUE_ERR_NOMEM;
     }
     for (size_t i = 0; i < ns; i++)
-        CQ_SLOTS(q)[i].key = CQ_NOKEY;
+        q->slot_mem[i].key = CQ_NOKEY;
     q->one_pe = -1;
     int want_thread = q->timed && q->timeout > 0 && shmemi.thread_level == SHMEM_THREAD_MULTIPLE &&
                       shmemi_env_bool("SHMEMQ_PROGRESS_THREAD", 0);

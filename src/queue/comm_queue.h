@@ -27,8 +27,8 @@
  * over by unused grants; the exact count is outstanding - granted + the records in open
  * chunks (the sum of the slots' n).
  *
- * That sum costs O(target PEs), and programs may ask for the count after every push
- * (shmem_queue_progress in the proposal's loops). So the count has two modes: while the
+ * That sum costs O(open chunks) (a walk of the open list), and programs may ask for the
+ * count after every push (shmem_queue_progress in the proposal's loops). So the count has two modes: while the
  * program rarely asks, it is summed when asked and pushes keep no queue-wide counter (a
  * counter every push increments is a chain through memory: 14% of the histogram's push
  * loop); after CQ_COUNT_AFTER queries with no burst between them, fast.counting is set
@@ -148,6 +148,10 @@ struct shmem_queue_s {
     cq_chunk_t *am_head, *am_tail; /* AM sends in flight, oldest first */
     cq_chunk_t *rma_pending;       /* RMA bursts whose origin buffers are in use */
     uint64_t n_chunks;
+    /* every slot of the queue, the planes of fast.plane one after another (only the op
+     * slots the queue carries: one plane for a queue of one op, 7 for SHMEM_OP_ANY) */
+    cq_slot_t *slot_mem;
+    size_t n_slot_mem;
     /* The memory budget (docs/queues_design.md, "One memory budget"): at most
      * budget_chunks chunks (open, in flight or free); open ones are listed so that the
      * fullest can be found when it runs out without a scan of every slot */
@@ -358,6 +362,19 @@ void cq_am_reclaim(shmem_queue_t q);
  * cq_push.c     chunks, slots and grants, appends, the push routines
  * cq_flush.c    bursts (to the transports above), flushes, shmem_queue_progress */
 #define CQ_OPB(op) (1u << (op)) /* bit of a shmem_op_type_t in masks */
+/* The ops (CQ_OPB bits) whose records go in op slot j: ADD and INC share one. */
+static inline unsigned cq_slot_ops(int j)
+{
+    return j < CQ_S_ADD ? CQ_OPB(j) : j == CQ_S_ADD ? CQ_OPB(j) | CQ_OPB(j + 1) : CQ_OPB(j + 1);
+}
+/* Op slots a queue carrying the ops of `opmask` has per target PE. */
+static inline int cq_planes(unsigned opmask)
+{
+    int n = 0;
+    for (int j = 0; j < CQ_NSLOTS; j++)
+        n += (opmask & cq_slot_ops(j)) != 0;
+    return n;
+}
 
 /* The public routines' bodies, for the queue layer's own callers (1.6 sessions,
  * session.c), which must not go through the profiled public names:
@@ -464,7 +481,11 @@ static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *dis
     return 0;
 }
 
-#define CQ_SLOTS(q) ((q)->fast.slots)
+/* The open chunk of (pe, slot); the slot must be one of an op the queue carries. */
+static inline cq_slot_t *cq_slot(shmem_queue_t q, int pe, int slot)
+{
+    return &q->fast.plane[slot][pe];
+}
 
 /* Ops (bit per shmem_op_type_t) that the push fast paths, inline and in the library,
  * may take: per element type, those of `mask` the type allows; 0 turns them off. */

@@ -13,7 +13,7 @@
 static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
 {
     const cq_msghdr_t *h = chunk_hdr(c);
-    const cq_slot_t *s = &CQ_SLOTS(q)[(size_t)c->pe * CQ_NSLOTS + h->slot];
+    const cq_slot_t *s = cq_slot(q, c->pe, h->slot);
     int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
     return slotted ? (size_t)s->n * (8 + h->esize) : c->used;
 }
@@ -35,7 +35,7 @@ static int issue_fullest(shmem_queue_t q)
         if (!cq_plan_fullest_take(cq_plan_fill_bucket(open_fill(q, c), q->cbytes), t, &at_t))
             continue;
         want--;
-        int r = cq_slot_issue(q, &CQ_SLOTS(q)[(size_t)c->pe * CQ_NSLOTS + chunk_hdr(c)->slot]);
+        int r = cq_slot_issue(q, cq_slot(q, c->pe, chunk_hdr(c)->slot));
         q->budget_issued++;
         if (r && !rc)
             rc = r;

@@ -118,12 +118,13 @@ static inline uint32_t slot_room(shmem_queue_t q, cq_slot_t *s)
     return (uint32_t)chunk_records(q, chunk_hdr(s->ch)->esize);
 }
 
-/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones). */
+/* Records in open atomic chunks: the slots' n (0 for PUT/GET slots and closed ones),
+ * summed over the open list: only a slot with an open chunk has records. */
 uint64_t cq_open_records(shmem_queue_t q)
 {
     uint64_t n = 0;
-    for (size_t i = 0; CQ_SLOTS(q) && i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++)
-        n += CQ_SLOTS(q)[i].n;
+    for (cq_chunk_t *c = q->open_head; c; c = c->next)
+        n += cq_slot(q, c->pe, chunk_hdr(c)->slot)->n;
     return n;
 }
 
@@ -131,8 +132,8 @@ uint64_t cq_open_records(shmem_queue_t q)
  * near max_elems; a slot without an open atomic chunk has cap == n == 0. */
 void cq_settle(shmem_queue_t q)
 {
-    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++) {
-        cq_slot_t *s = &CQ_SLOTS(q)[i];
+    for (size_t i = 0; i < q->n_slot_mem; i++) {
+        cq_slot_t *s = &q->slot_mem[i];
         q->outstanding -= s->cap - s->n;
         q->granted -= s->cap - s->n;
         s->cap = s->n;
@@ -180,7 +181,7 @@ static int slot_reopen(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx
 static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, uint64_t disp,
                          const void *operand)
 {
-    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    cq_slot_t *s = cq_slot(q, pe, slot);
     uint32_t key = (uint32_t)tidx | ((uint32_t)win << 8);
     if (s->key != key || s->n >= s->cap) {
         if (s->key != key || s->n >= slot_room(q, s)) { /* another kind, or a full buffer */
@@ -222,7 +223,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
         shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, pe);
         return cq_mpi_result(&st);
     }
-    cq_slot_t *s = &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot];
+    cq_slot_t *s = cq_slot(q, pe, slot);
     uint32_t key = (uint32_t)SHMEMI_XT_BYTES | ((uint32_t)win << 8);
     if (s->key != key || s->ch->used + rec > q->cbytes ||
         chunk_hdr(s->ch)->count >= q->cbytes / 24) {
@@ -325,7 +326,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
         else
             memmove(dest, nb + disp, nbytes);
     } else if (nelems == 1 && tidx != SHMEMI_XT_BYTES &&
-               CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot].key !=
+               cq_slot(q, pe, slot)->key !=
                    ((uint32_t)SHMEMI_XT_BYTES | ((uint32_t)win << 8))) {
         /* one typed element: a slot like the atomics' (displacements, then the value or,
          * for a GET, where it goes), which the inline push fills too (queue_inline.h).
@@ -344,7 +345,7 @@ static int push_locked(shmem_queue_t q, const char *routine, void *dest, const v
     if (q->timed) {
         if (q->timeout == 0.0) {
             /* no aggregation: this push's chunk leaves now */
-            int r = cq_slot_issue(q, &CQ_SLOTS(q)[(size_t)pe * CQ_NSLOTS + (size_t)slot]);
+            int r = cq_slot_issue(q, cq_slot(q, pe, slot));
             if (r && !rc)
                 rc = r;
         } else {

@@ -96,14 +96,15 @@ uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
     return cq_plan_budget_chunks((uint64_t)per_kind, cq_model_slots(op_type), cbytes);
 }
 
-/* Per-PE arrays of a comm queue (comm_queue.c, create): slots, am_dirty, rma_pes with
- * rma_pe_dirty, flush_reqs, flush_hdrs. */
-static uint64_t cq_meta(int npes)
+/* Per-PE arrays of a comm queue (comm_queue.c, create): slots (`planes` op slots each),
+ * rma_pes with rma_pe_dirty, and on the AM path am_dirty, flush_reqs, flush_hdrs. */
+static uint64_t cq_meta(int npes, uint64_t planes, int am)
 {
     uint64_t n = (uint64_t)npes;
-    return sizeof(struct shmem_queue_s) +
-           n * (CQ_NSLOTS * sizeof(cq_slot_t) + 1 + sizeof(int) + 1 + 2 * sizeof(MPI_Request) +
-                sizeof(cq_msghdr_t));
+    uint64_t per_pe = planes * sizeof(cq_slot_t) + sizeof(int) + 1;
+    if (am)
+        per_pe += 1 + 2 * sizeof(MPI_Request) + sizeof(cq_msghdr_t);
+    return sizeof(struct shmem_queue_s) + n * per_pe;
 }
 
 /* Per-PE arrays of a data queue (data_queue.c, dq_allocate). */
@@ -141,8 +142,8 @@ static uint64_t dq_nbx_scratch_max(int npes)
 static uint64_t cq_held(shmem_queue_t q)
 {
     uint64_t b = 0;
-    for (size_t i = 0; i < (size_t)q->fast.n_pes * CQ_NSLOTS; i++) {
-        const cq_slot_t *s = &CQ_SLOTS(q)[i];
+    for (size_t i = 0; i < q->n_slot_mem; i++) {
+        const cq_slot_t *s = &q->slot_mem[i];
         if (!s->ch)
             continue;
         const cq_msghdr_t *h = chunk_hdr(s->ch);
@@ -158,7 +159,7 @@ static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
     u->mode = q->path == CQ_PATH_AM ? SHMEMX_QUEUE_MODE_COMM_AM : SHMEMX_QUEUE_MODE_COMM_RMA;
     u->npes = (uint32_t)q->fast.n_pes;
     u->held_bytes = cq_held(q);
-    u->meta_bytes = cq_meta(q->fast.n_pes) + shmemi_qtraffic_bytes(&q->tr);
+    u->meta_bytes = cq_meta(q->fast.n_pes, (uint64_t)cq_planes(q->opmask), q->path == CQ_PATH_AM) + shmemi_qtraffic_bytes(&q->tr);
     u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0) +
                        cq_rhold_bytes(q);
     u->buffers = q->n_chunks;
@@ -286,7 +287,7 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         uint32_t hsize;
         shmemi_cq_sizes(mode == SHMEMX_QUEUE_MODE_COMM_AM ? CQ_PATH_AM : CQ_PATH_RMA, npes,
                         &cbytes, &hsize, &scratch);
-        m->meta_bytes = cq_meta(npes);
+        m->meta_bytes = cq_meta(npes, cq_model_slots((int)c->op_type), mode == SHMEMX_QUEUE_MODE_COMM_AM);
         m->scratch_bytes = scratch;
         /* atomics go through the node transport when the job is one node or when atomics
          * follow one domain per node (this job's off-node transport is AM: xport.h's
