@@ -229,8 +229,20 @@ static const char *const kunit[K_N] = {
  * PE's flush (cq_flush.c): its node bursts are applied by it (o and G on the node per
  * burst and byte); its off-node bursts are one phase like the data queue's (send and
  * receive o, g, G on the network); completion is a flush per off-node peer (o each) and
- * one round trip for the last (2 L + 2 o); the sweep visits P x 7 slots and every budget
- * shortfall its open chunks twice (array entries). The flush ends with its slowest PE. */
+ * one round trip for the last (2 L + 2 o); the sweep (cq_flush.c) visits P slots per op
+ * slot the queue has (1 for one op kind, 7 for SHMEM_OP_ANY), or, when at most a quarter of
+ * them are open, sorts the k open chunks (k (1 + log2 k) entries, k the most open at once);
+ * every budget shortfall visits its open chunks twice (array entries). The flush ends
+ * with its slowest PE. */
+/* Array entries a flush's sweep visits (cq_flush.c, cq_issue_all). */
+static double sweep_entries(int P, int kinds, uint32_t open)
+{
+    double slots = (kinds > 1 ? 7.0 : 1.0) * P;
+    if (open == 0 || 4.0 * open > slots)
+        return slots;
+    return open * (1.0 + log2((double)open));
+}
+
 static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int kinds, size_t elem,
                     int hot, uint64_t seed, int flushes, uint64_t budget_bytes, size_t chunk_c)
 {
@@ -264,7 +276,8 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
                              (double)e->bytes_recv_off) +
                        (e->peers > e->peers_node ? net.o * (e->peers - e->peers_node) +
                                                        2 * (net.L + net.o) : 0) +
-                       (7.0 * P + 2.0 * (double)e->scanned) * array_entry;
+                       (sweep_entries(P, kinds, e->open_hw) + 2.0 * (double)e->scanned) *
+                           array_entry;
             if (t > worst)
                 worst = t;
             sent += e->msgs, recv += e->recv, bytes += e->bytes;
