@@ -129,11 +129,12 @@ uint64_t cq_open_records(shmem_queue_t q)
 }
 
 /* Gives every open chunk's unused grant back: `outstanding` is exact afterwards. Only
- * near max_elems; a slot without an open atomic chunk has cap == n == 0. */
+ * near max_elems; a slot without an open atomic chunk has cap == n == 0, so the open
+ * list has every slot with a grant (O(open chunks), not O(P)). */
 void cq_settle(shmem_queue_t q)
 {
-    for (size_t i = 0; i < q->n_slot_mem; i++) {
-        cq_slot_t *s = &q->slot_mem[i];
+    for (cq_chunk_t *c = q->open_head; c; c = c->next) {
+        cq_slot_t *s = cq_slot(q, c->pe, chunk_hdr(c)->slot);
         q->outstanding -= s->cap - s->n;
         q->granted -= s->cap - s->n;
         s->cap = s->n;

@@ -138,17 +138,15 @@ static uint64_t dq_nbx_scratch_max(int npes)
                 sizeof(struct dq_nbx_recv));
 }
 
-/* Bytes of records buffered in open chunks (not yet issued). */
+/* Bytes of records buffered in open chunks (not yet issued): the open list's. */
 static uint64_t cq_held(shmem_queue_t q)
 {
     uint64_t b = 0;
-    for (size_t i = 0; i < q->n_slot_mem; i++) {
-        const cq_slot_t *s = &q->slot_mem[i];
-        if (!s->ch)
-            continue;
-        const cq_msghdr_t *h = chunk_hdr(s->ch);
+    for (cq_chunk_t *c = q->open_head; c; c = c->next) {
+        const cq_msghdr_t *h = chunk_hdr(c);
+        const cq_slot_t *s = cq_slot(q, c->pe, h->slot);
         int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
-        b += slotted ? (uint64_t)s->n * (8 + h->esize) : s->ch->used;
+        b += slotted ? (uint64_t)s->n * (8 + h->esize) : c->used;
     }
     return b;
 }
