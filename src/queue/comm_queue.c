@@ -325,9 +325,7 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->me = shmemi.my_pe;
     q->shared = c->thread_model == SHMEM_QUEUE_SHARED;
     q->max_elems = c->max_elems ? c->max_elems : CQ_DEFAULT_MAX_ELEMS;
-    q->opmask = c->op_type == SHMEM_OP_ANY ? 0xffu : CQ_OPB(c->op_type);
-    if (c->op_type == SHMEM_OP_ATOMIC_ADD || c->op_type == SHMEM_OP_ATOMIC_INC)
-        q->opmask = CQ_OPB(c->op_type); /* exactly the configured op */
+    q->opmask = cq_opmask((int)c->op_type);
     q->timeout = c->timeout_flush;
     q->timed = c->timeout_flush >= 0;
     /* PUT/GET bits let one-element copies to node peers inline (queue_inline.h) */

@@ -28,11 +28,12 @@
  * chunks (the sum of the slots' n).
  *
  * That sum costs O(open chunks) (a walk of the open list), and programs may ask for the
- * count after every push (shmem_queue_progress in the proposal's loops). So the count has two modes: while the
- * program rarely asks, it is summed when asked and pushes keep no queue-wide counter (a
- * counter every push increments is a chain through memory: 14% of the histogram's push
- * loop); after CQ_COUNT_AFTER queries with no burst between them, fast.counting is set
- * and every push also adds to fast.open_ops, so a query is O(1). A burst that leaves
+ * count after every push (shmem_queue_progress in the proposal's loops). So the count
+ * has two modes: while the program rarely asks, it is summed when asked and pushes keep
+ * no queue-wide counter (a counter every push increments is a chain through memory: 14%
+ * of the histogram's push loop); after CQ_COUNT_AFTER queries with no burst between
+ * them, fast.counting is set and every push also adds to fast.open_ops, so a query is
+ * O(1). A burst that leaves
  * with no query since the previous one turns counting off again.
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
@@ -367,6 +368,11 @@ static inline unsigned cq_slot_ops(int j)
 {
     return j < CQ_S_ADD ? CQ_OPB(j) : j == CQ_S_ADD ? CQ_OPB(j) | CQ_OPB(j + 1) : CQ_OPB(j + 1);
 }
+/* The ops a queue of this op_type carries: all for SHMEM_OP_ANY, else exactly that one. */
+static inline unsigned cq_opmask(int op_type)
+{
+    return op_type == SHMEM_OP_ANY ? 0xffu : CQ_OPB(op_type);
+}
 /* Op slots a queue carrying the ops of `opmask` has per target PE. */
 static inline int cq_planes(unsigned opmask)
 {
@@ -485,6 +491,16 @@ static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *dis
 static inline cq_slot_t *cq_slot(shmem_queue_t q, int pe, int slot)
 {
     return &q->fast.plane[slot][pe];
+}
+
+/* Bytes of records in the open chunk c (its slot holds the count of slotted records):
+ * what the budget ranks chunks by and what usage reports as held. */
+static inline size_t cq_open_fill(shmem_queue_t q, cq_chunk_t *c)
+{
+    const cq_msghdr_t *h = chunk_hdr(c);
+    const cq_slot_t *s = cq_slot(q, c->pe, h->slot);
+    int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
+    return slotted ? (size_t)s->n * (8 + h->esize) : c->used;
 }
 
 /* Ops (bit per shmem_op_type_t) that the push fast paths, inline and in the library,

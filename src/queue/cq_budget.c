@@ -9,14 +9,6 @@
  * flight like any other. */
 #include "comm_queue.h"
 
-/* Bytes of records in the open chunk c (its slot holds the count of slotted records). */
-static inline size_t open_fill(shmem_queue_t q, cq_chunk_t *c)
-{
-    const cq_msghdr_t *h = chunk_hdr(c);
-    const cq_slot_t *s = cq_slot(q, c->pe, h->slot);
-    int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
-    return slotted ? (size_t)s->n * (8 + h->esize) : c->used;
-}
 
 /* Issues the fullest eighth of the open chunks (one at least): one budget shortfall then
  * pays one O(open chunks) selection for many chunks, not one per chunk. The rule is
@@ -26,13 +18,13 @@ static int issue_fullest(shmem_queue_t q)
     uint64_t want = cq_plan_fullest_want(q->n_open);
     uint64_t count[CQ_PLAN_FILL_BUCKETS] = {0};
     for (cq_chunk_t *c = q->open_head; c; c = c->next)
-        count[cq_plan_fill_bucket(open_fill(q, c), q->cbytes)]++;
+        count[cq_plan_fill_bucket(cq_open_fill(q, c), q->cbytes)]++;
     uint64_t at_t; /* chunks of bucket t to issue */
     unsigned t = cq_plan_fullest_cut(count, want, &at_t);
     int rc = 0;
     for (cq_chunk_t *c = q->open_head, *nx; c && want; c = nx) {
         nx = c->next; /* the burst unlinks c */
-        if (!cq_plan_fullest_take(cq_plan_fill_bucket(open_fill(q, c), q->cbytes), t, &at_t))
+        if (!cq_plan_fullest_take(cq_plan_fill_bucket(cq_open_fill(q, c), q->cbytes), t, &at_t))
             continue;
         want--;
         int r = cq_slot_issue(q, cq_slot(q, c->pe, chunk_hdr(c)->slot));

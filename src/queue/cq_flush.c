@@ -205,12 +205,11 @@ int cq_issue_all(shmem_queue_t q)
     if (npe == 1 || !issue_open_sorted(q, np, &rc)) {
         for (int k = 0, pe = first; k < npe; k++, pe = cq_plan_sweep_next(pe, np)) {
             for (int j = 0; j < CQ_NSLOTS; j++) {
-                cq_slot_t *s = q->fast.plane[j] ? cq_slot(q, pe, j) : NULL;
-                if (s && s->ch) {
-                    int r = cq_slot_issue(q, s);
-                    if (r && !rc)
-                        rc = r;
-                }
+                if (!q->fast.plane[j] || !cq_slot(q, pe, j)->ch)
+                    continue; /* an op the queue does not carry, or nothing open */
+                int r = cq_slot_issue(q, cq_slot(q, pe, j));
+                if (r && !rc)
+                    rc = r;
             }
         }
     }

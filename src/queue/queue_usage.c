@@ -54,7 +54,7 @@ void shmemi_cq_sizes(int path, int npes, size_t *cbytes_out, uint32_t *hsize_out
 /* Operation slots a comm queue of this op_type can open per target PE. */
 static uint64_t cq_model_slots(int op)
 {
-    return op == SHMEM_OP_ANY ? CQ_NSLOTS : 1; /* ADD and INC share one */
+    return (uint64_t)cq_planes(cq_opmask(op)); /* as create allocates them */
 }
 
 /* The budget: 64 MiB of chunks per op kind the queue carries by default, the figure the
@@ -142,12 +142,8 @@ static uint64_t dq_nbx_scratch_max(int npes)
 static uint64_t cq_held(shmem_queue_t q)
 {
     uint64_t b = 0;
-    for (cq_chunk_t *c = q->open_head; c; c = c->next) {
-        const cq_msghdr_t *h = chunk_hdr(c);
-        const cq_slot_t *s = cq_slot(q, c->pe, h->slot);
-        int slotted = (h->slot != CQ_S_PUT && h->slot != CQ_S_GET) || h->tidx != SHMEMI_XT_BYTES;
-        b += slotted ? (uint64_t)s->n * (8 + h->esize) : c->used;
-    }
+    for (cq_chunk_t *c = q->open_head; c; c = c->next)
+        b += cq_open_fill(q, c);
     return b;
 }
 
@@ -157,7 +153,8 @@ static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
     u->mode = q->path == CQ_PATH_AM ? SHMEMX_QUEUE_MODE_COMM_AM : SHMEMX_QUEUE_MODE_COMM_RMA;
     u->npes = (uint32_t)q->fast.n_pes;
     u->held_bytes = cq_held(q);
-    u->meta_bytes = cq_meta(q->fast.n_pes, (uint64_t)cq_planes(q->opmask), q->path == CQ_PATH_AM) + shmemi_qtraffic_bytes(&q->tr);
+    u->meta_bytes = cq_meta(q->fast.n_pes, (uint64_t)cq_planes(q->opmask), q->path == CQ_PATH_AM) +
+                    shmemi_qtraffic_bytes(&q->tr);
     u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0) +
                        cq_rhold_bytes(q);
     u->buffers = q->n_chunks;
@@ -285,7 +282,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         uint32_t hsize;
         shmemi_cq_sizes(mode == SHMEMX_QUEUE_MODE_COMM_AM ? CQ_PATH_AM : CQ_PATH_RMA, npes,
                         &cbytes, &hsize, &scratch);
-        m->meta_bytes = cq_meta(npes, cq_model_slots((int)c->op_type), mode == SHMEMX_QUEUE_MODE_COMM_AM);
+        m->meta_bytes =
+            cq_meta(npes, cq_model_slots((int)c->op_type), mode == SHMEMX_QUEUE_MODE_COMM_AM);
         m->scratch_bytes = scratch;
         /* atomics go through the node transport when the job is one node or when atomics
          * follow one domain per node (this job's off-node transport is AM: xport.h's
