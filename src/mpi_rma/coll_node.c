@@ -272,6 +272,12 @@ static int may_nap(void)
     return shmemi.amo_direct || (shmemi.offnode_am && shmemi_agent_serves_node());
 }
 
+int shmemi_node_oversubscribed(void)
+{
+    wait_policy();
+    return cw.over;
+}
+
 int shmemi_coll_waits_nap(void)
 {
     wait_policy();

@@ -226,6 +226,8 @@ extern uint64_t shmemi_wait_naps; /* naps taken by this process's waits (tests) 
  * a machine that runs 4 or more PEs per core; never where PEs off the node need this PE's
  * MPI progress. */
 int shmemi_coll_waits_nap(void);
+/* Whether this machine runs more PEs than it has cores (coll_node.c's wait policy). */
+int shmemi_node_oversubscribed(void);
 /* In a retry loop, after `spins` fruitless iterations: nothing for the first few hundred,
  * then a short random sleep (bounded, growing) that breaks lockstep between PEs. */
 void shmemi_backoff(unsigned spins);

@@ -3,6 +3,7 @@
  * issue every open chunk and wait for each transport's completion; the timeout and
  * shmem_queue_progress drive them. */
 #include "comm_queue.h"
+#include <sched.h>
 #include "cq_owner.h"
 #include <limits.h>
 
@@ -283,6 +284,13 @@ int cq_progress(shmem_queue_t q)
     if (rc == 0)
         rc = clamp_count(cq_outstanding(q));
     cq_unlock(q);
+    /* An empty queue polled in a loop is a program waiting (for a vote, a flag): where
+     * the machine runs more PEs than cores, give the core to a PE that works, as the
+     * library's own waits do. A spinning waiter held its core for a whole time slice:
+     * index-gather's dataq_commq at 4 PEs on 2 cores ran at 0.4-0.5x, 0.7-1.5x with a
+     * yield here (bench/README.md, "Progress polls that yield"). */
+    if (rc == 0 && shmemi_node_oversubscribed())
+        sched_yield();
     return rc;
 }
 
