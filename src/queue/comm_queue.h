@@ -33,8 +33,8 @@
  * no queue-wide counter (a counter every push increments is a chain through memory: 14%
  * of the histogram's push loop); after CQ_COUNT_AFTER queries with no burst between
  * them, fast.counting is set and every push also adds to fast.open_ops, so a query is
- * O(1). A burst that leaves
- * with no query since the previous one turns counting off again.
+ * O(1). A burst that leaves with no query since the previous one turns counting off
+ * again.
  */
 #ifndef SHMEMQ_COMM_QUEUE_H
 #define SHMEMQ_COMM_QUEUE_H

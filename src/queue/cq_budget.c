@@ -9,7 +9,6 @@
  * flight like any other. */
 #include "comm_queue.h"
 
-
 /* Issues the fullest eighth of the open chunks (one at least): one budget shortfall then
  * pays one O(open chunks) selection for many chunks, not one per chunk. The rule is
  * cq_plan.h's, which the simulator (bench/cqsim.c) runs too. */

@@ -3,9 +3,9 @@
  * issue every open chunk and wait for each transport's completion; the timeout and
  * shmem_queue_progress drive them. */
 #include "comm_queue.h"
-#include <sched.h>
 #include "cq_owner.h"
 #include <limits.h>
+#include <sched.h>
 
 /* ---- bursts: the queue picks the transport (cq_node.c, cq_rma.c, am.c) ---- */
 /* Merges operations on one address inside the open chunk: ADD sums, AND/OR/XOR apply
@@ -206,9 +206,10 @@ int cq_issue_all(shmem_queue_t q)
     if (npe == 1 || !issue_open_sorted(q, np, &rc)) {
         for (int k = 0, pe = first; k < npe; k++, pe = cq_plan_sweep_next(pe, np)) {
             for (int j = 0; j < CQ_NSLOTS; j++) {
-                if (!q->fast.plane[j] || !cq_slot(q, pe, j)->ch)
+                cq_slot_t *s;
+                if (!q->fast.plane[j] || !(s = cq_slot(q, pe, j))->ch)
                     continue; /* an op the queue does not carry, or nothing open */
-                int r = cq_slot_issue(q, cq_slot(q, pe, j));
+                int r = cq_slot_issue(q, s);
                 if (r && !rc)
                     rc = r;
             }
@@ -287,8 +288,8 @@ int cq_progress(shmem_queue_t q)
     /* An empty queue polled in a loop is a program waiting (for a vote, a flag): where
      * the machine runs more PEs than cores, give the core to a PE that works, as the
      * library's own waits do. A spinning waiter held its core for a whole time slice:
-     * index-gather's dataq_commq at 4 PEs on 2 cores ran at 0.4-0.5x, 0.7-1.5x with a
-     * yield here (bench/README.md, "Progress polls that yield"). */
+     * index-gather's dataq_commq at 4 PEs on 2 cores ran at 0.4-0.5x mpi_alltoallv
+     * before, 1.0-1.45x after (bench/README.md, "Progress polls that yield"). */
     if (rc == 0 && shmemi_node_oversubscribed())
         sched_yield();
     return rc;
