@@ -11,7 +11,8 @@
 
 #include "test_offnode_common.h"
 
-extern "C" int shmemi_agent_stats(uint64_t out[2]); // agent.c, for tests
+extern "C" int shmemi_agent_stats(uint64_t out[2]);        // agent.c, for tests
+extern "C" int shmemi_agent_defer_stats(uint64_t *deferred); // agent.c, for tests
 
 namespace {
 
@@ -165,6 +166,51 @@ TEST(OffNode, StandDownWhileWaitingForAnAmoReply)
     shmem_barrier_all();
     if (me == T && nodes > 1) {
         EXPECT_EQ(*ctr, (long)M);
+    }
+    shmem_barrier_all();
+    shmem_free(ctr);
+}
+
+// An agent that shares a core with PEs (PEs and agents outnumber the cores: every layout
+// of 2 and 4 PEs on CI's 2 cores) leaves its passes to its process while that process
+// progresses itself (agent.c, "Deferral"): PE 0 polls shmem_test for 0.3 s while a PE of
+// another node sends it adds and then a flag; every add lands, the flag comes, and PE 0's
+// agent deferred at least once. An agent with a core of its own never defers. (That a
+// deferring agent still serves a PE that computes: StandDownWhileItsProcessWaitsOnly and
+// StandDownKeepsServingAComputingNodePeer.)
+TEST(OffNode, AgentDefersWhileItsProcessProgresses)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int k = shmem_team_n_pes(SHMEM_TEAM_SHARED), nodes = n / k;
+    const int S = nodes > 1 ? k : -1, M = 500; // the sender: node 1's first PE
+    long *ctr = (long *)shmem_calloc(2, sizeof(long)); // [0] adds, [1] flag
+    ASSERT_NE(ctr, nullptr);
+    uint64_t d0 = 0, d1 = 0, st[2];
+    const int agent = shmemi_agent_stats(st) == 0;
+    shmem_barrier_all();
+    if (me == S) {
+        for (int i = 0; i < M; i++)
+            shmem_long_atomic_add(&ctr[0], 1, 0);
+        shmem_quiet();
+        shmem_long_atomic_set(&ctr[1], 1, 0);
+    }
+    if (me == 0) {
+        const int defer = shmemi_agent_defer_stats(&d0);
+        const double t0 = MPI_Wtime();
+        bool got = S < 0;
+        while (MPI_Wtime() - t0 < 0.3 || (!got && MPI_Wtime() - t0 < kDeadline))
+            if (shmem_long_test(&ctr[1], SHMEM_CMP_EQ, 1)) // always called: it progresses
+                got = true;
+        (void)shmemi_agent_defer_stats(&d1);
+        EXPECT_TRUE(got) << "the flag never came";
+        if (S >= 0) {
+            EXPECT_EQ(*(volatile long *)&ctr[0], (long)M);
+        }
+        if (agent && defer) {
+            EXPECT_GE(d1 - d0, (uint64_t)1) << "a deferring agent never deferred in 0.3 s of shmem_test";
+        } else {
+            EXPECT_EQ(d1 - d0, (uint64_t)0) << "deferred with a core of its own (or no agent)";
+        }
     }
     shmem_barrier_all();
     shmem_free(ctr);

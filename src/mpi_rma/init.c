@@ -143,7 +143,7 @@ int shmem_init_thread(int requested, int *provided)
     }
     (void)shmemi_agent_start(); /* a failure is said and the library goes on */
     if (shmemi.debug && shmemi.my_pe == 0) {
-        char d[320];
+        char d[400];
         shmemi_agent_describe(d, sizeof d);
         shmemi_say("[shmemq PE 0] shmem_init: node agent %s\n", d);
     }

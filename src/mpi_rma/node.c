@@ -57,8 +57,13 @@ int shmemi_node_comm_init(void)
         return -1;
     MPI_Comm_size(real, &shmemi.host_pes);
     int k = node_pes_setting();
+    shmemi.host_nodes = 1;
     if (k > 0) {
         MPI_Comm_split(real, shmemi.my_pe / k, shmemi.my_pe, &shmemi.node_comm);
+        int node_rank = 0, first;
+        MPI_Comm_rank(shmemi.node_comm, &node_rank);
+        first = node_rank == 0; /* one node agent per node: the host may run several */
+        MPI_Allreduce(&first, &shmemi.host_nodes, 1, MPI_INT, MPI_SUM, real);
         MPI_Comm_free(&real);
     } else {
         shmemi.node_comm = real;

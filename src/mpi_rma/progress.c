@@ -53,17 +53,34 @@ void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg)
     pthread_mutex_unlock(&hooks_lock);
 }
 
-void shmemi_progress(void)
+/* Full passes of shmemi_progress by this process's own threads: a node agent that shares
+ * a core with PEs leaves the work to them while it moves (agent.c, "Deferral"). Its own
+ * line: the agent reads it on every wake-up. */
+_Alignas(64) uint64_t shmemi_progress_stamp;
+
+static void progress_pass(int stamp)
 {
     if (in_progress)
         return;
     in_progress = 1;
+    if (stamp)
+        __atomic_fetch_add(&shmemi_progress_stamp, 1, __ATOMIC_RELAXED);
     int flag;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, shmemi.comm, &flag, MPI_STATUS_IGNORE);
     int n = __atomic_load_n(&n_hooks, __ATOMIC_ACQUIRE);
     for (int i = 0; i < n; i++)
         hooks[i].fn(hooks[i].arg);
     in_progress = 0;
+}
+
+void shmemi_progress(void)
+{
+    progress_pass(1);
+}
+
+void shmemi_progress_waiting(void)
+{
+    progress_pass(0);
 }
 
 /* The node agent's pass (agent.c): MPI, then the hooks registered as safe there. Under

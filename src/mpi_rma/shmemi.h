@@ -107,6 +107,7 @@ typedef struct {
     MPI_Comm node_comm; /* this PE's node (SHMEMQ_NODE_PES may cut real nodes) */
     int node_size;
     int host_pes;       /* PEs on this machine (the real node, before SHMEMQ_NODE_PES) */
+    int host_nodes;     /* nodes on this machine: 1, or more when SHMEMQ_NODE_PES splits it */
     char **node_base[2];
     MPI_Win heap_shwin; /* MPI_Win_allocate_shared behind heap_win, or MPI_WIN_NULL */
     int node_heap_ok, node_data_ok;
@@ -193,6 +194,12 @@ int shmemi_progress_register_flags(shmemi_progress_fn fn, void *arg, unsigned fl
 int shmemi_progress_register(shmemi_progress_fn fn, void *arg); /* flags 0 */
 void shmemi_progress_unregister(shmemi_progress_fn fn, void *arg);
 void shmemi_progress(void);
+/* The same pass for a thread that only waits and yields between passes (p2p waits):
+ * not counted in shmemi_progress_stamp, so a deferring agent keeps serving beside it
+ * (agent.c, "Deferral"). */
+void shmemi_progress_waiting(void);
+/* full passes of shmemi_progress by this process's threads (progress.c; agent.c) */
+extern uint64_t shmemi_progress_stamp;
 /* A poll every quiet (and so shmem_barrier_all's) runs when *bell > 0, before it
  * completes anything: quiet runs no progress hooks (its MPI flush blocks inside MPI), so
  * a PE that posts work for this one (the comm queues' owner mailboxes) would otherwise
@@ -266,6 +273,9 @@ int shmemi_agent_self_begin(void);
 void shmemi_agent_self_end(void);
 /* for tests: [0] agent passes (polls), [1] times it stood down; 0, or -1 without an agent */
 int shmemi_agent_stats(uint64_t out[2]);
+/* Tests: passes the agent skipped because its process progressed itself (agent.c,
+ * "Deferral"); 1 if it defers at all (it shares a core with PEs), else 0. */
+int shmemi_agent_defer_stats(uint64_t *deferred);
 
 /* ---- modules (module.c): start-up and shutdown of the layers above the runtime ----
  * The runtime calls no queue routine by name: the queue layer registers modules

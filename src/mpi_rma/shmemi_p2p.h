@@ -17,7 +17,7 @@
 static inline void shmemi_wait_poll(MPI_Win win, unsigned *spins)
 {
     MPI_Win_sync(win);
-    shmemi_progress();
+    shmemi_progress_waiting();
     if (++*spins > 4)
         sched_yield();
 }

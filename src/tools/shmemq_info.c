@@ -72,7 +72,7 @@ int main(int argc, char **argv)
     const char *heap_env = getenv("SHMEM_SYMMETRIC_SIZE") ? "SHMEM_SYMMETRIC_SIZE"
                            : getenv("SMA_SYMMETRIC_SIZE") ? "SMA_SYMMETRIC_SIZE"
                                                           : "default";
-    char node[256], prog[320], dq[192], coll[768], offnode[256];
+    char node[256], prog[400], dq[192], coll[768], offnode[256];
     shmemi_node_describe(node, sizeof node);
     shmemi_am_describe(offnode, sizeof offnode);
     shmemi_coll_describe(coll, sizeof coll); /* collective: every PE */
