@@ -2,7 +2,8 @@
 // binary before every create; built again as test_dataq_route3 with
 // SHMEMQ_TEST_ROUTE_HOPS=3, the same cases with SHMEMQ_DATAQ_ROUTE=3hop): exact data and
 // per-source order from every PE to every PE with uneven counts, ANY_PE order, empty
-// flushes, FULL at the logical room, OVERFLOW without loss (partial and none fitting),
+// flushes, FULL at the logical room, the inline and the library's push on one state,
+// OVERFLOW without loss (partial and none fitting),
 // porter buffers that grow, the destination table growing with FULL still per
 // destination, sources merged across flushes, a team that is not node-major (test
 // hook), teams split from the world (strided; one with nodes of different
@@ -59,6 +60,55 @@ TEST_F(Routed, ThreeHopsMeetTheCrossPeersOnly)
     EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
 }
 #endif
+
+// The inline push (shmemq/dataq.h: an EXCLUSIVE routed queue's common case) and the
+// library's push share one state: pushes alternating between them, across destinations
+// (a new run each) and then in runs to one destination (the last run extended), meet
+// FULL at the same logical room whichever path asks (counted once), and every element
+// arrives once, in push order per source; twice, as a flush empties the table.
+TEST_F(Routed, InlineAndLibraryPushesShareOneState)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const int room = 12, half = room / 2;
+    shmem_queue_config_t c = data_queue_cfg(room * sizeof(int64_t), sizeof(int64_t));
+    shmem_queue_t q = nullptr;
+    ASSERT_EQ(shmem_queue_data_create(&q, &c, SHMEM_TEAM_WORLD), 0);
+    ASSERT_EQ(mode_of(q), (uint32_t)ROUTED_MODE);
+    auto push = [&](int d, int64_t seq, bool library) {
+        int64_t v = dataq_val(me, d, seq);
+        return library ? (shmem_queue_data_push)(q, &v, 1, d) : shmem_queue_data_push(q, &v, 1, d);
+    };
+    for (int round = 0; round < 2; round++) {
+        const int64_t base = 100 * round;
+        for (int j = 0; j < half; j++) // across destinations
+            for (int d = 0; d < n; d++)
+                ASSERT_EQ(push(d, base + j, (j + d) % 2 == 1), 0) << "to " << d << " #" << j;
+        for (int d = 0; d < n; d++) // in runs
+            for (int j = half; j < room; j++)
+                ASSERT_EQ(push(d, base + j, j % 2 == 1), 0) << "to " << d << " #" << j;
+        for (int d = 0; d < n; d++) {
+            EXPECT_EQ(push(d, base + room, d % 2 == 1), SHMEM_QUEUE_ERR_FULL) << "to " << d;
+            EXPECT_EQ(push(d, base + room, d % 2 == 0), SHMEM_QUEUE_ERR_FULL) << "to " << d;
+        }
+        size_t in = 0, out = 0;
+        ASSERT_EQ(shmem_query_data_size(q, &in, &out, SHMEM_QUEUE_ANY_PE), 0);
+        EXPECT_EQ(out, (size_t)n * room * sizeof(int64_t));
+        expect_all(shmem_queue_global_flush(q), 0);
+        for (int s = 0; s < n; s++)
+            for (int j = 0; j < room; j++) {
+                int64_t x = -1;
+                ASSERT_EQ(shmem_queue_data_pop(q, &x, 1, s), 0) << "from " << s << " #" << j;
+                EXPECT_EQ(x, dataq_val(s, me, base + j)) << "from " << s << " #" << j;
+            }
+        int64_t x = 0;
+        EXPECT_EQ(shmem_queue_data_pop(q, &x, 1, SHMEM_QUEUE_ANY_PE), SHMEM_QUEUE_ERR_EMPTY);
+    }
+    shmemx_queue_stats_t st;
+    ASSERT_EQ(shmemx_queue_stats(q, &st), 0);
+    EXPECT_EQ(st.full_returns, (uint64_t)(4 * n));
+    EXPECT_EQ(st.ops_pushed, (uint64_t)(2 * n * room));
+    EXPECT_EQ(shmem_queue_data_destroy(&q, SHMEM_TEAM_WORLD), 0);
+}
 
 TEST_F(Routed, EmptyFlushesAndOnePeSending)
 {

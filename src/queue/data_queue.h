@@ -2,8 +2,8 @@
  * data_queue.h: data queues (collective over a team, exchanged with MPI_Alltoallv).
  *
  * The handle (shmem_queue_t) of a data queue points at a struct shmemi_dataq whose
- * first member is a uint32_t magic: SHMEMQ_DATAQ_LIVE or SHMEMQ_DATAQ_LIVE_SHARED while
- * the queue is live (include/shmemq/dataq.h). The
+ * first member is a uint32_t magic: SHMEMQ_DATAQ_LIVE, _ROUTED or _SHARED while the
+ * queue is live (include/shmemq/dataq.h). The
  * comm-queue code owns struct shmem_queue_s and the public shmem_query_attr /
  * shmem_query_size; it dispatches to shmemi_queue_data_query_attr/_size when the first
  * uint32 of the handle says so (shmemi_is_dataq).
@@ -173,13 +173,14 @@ size_t shmemi_queue_data_default_room(size_t elem, int npes);
 /* shmemq_info: the default room per peer and the cache figure behind it, one line. */
 void shmemi_queue_data_describe(char *buf, size_t n, int npes);
 
-/* 1 if the handle's first uint32 says "live data queue" (EXCLUSIVE or SHARED). */
+/* 1 if the handle's first uint32 says "live data queue" (EXCLUSIVE, routed or SHARED). */
 static inline int shmemi_is_dataq(shmem_queue_t queue)
 {
     if (queue == NULL)
         return 0;
     uint32_t m = *(const uint32_t *)(const void *)queue;
-    return m == SHMEMQ_DATAQ_LIVE || m == SHMEMQ_DATAQ_LIVE_SHARED;
+    return m == SHMEMQ_DATAQ_LIVE || m == SHMEMQ_DATAQ_LIVE_ROUTED ||
+           m == SHMEMQ_DATAQ_LIVE_SHARED;
 }
 
 #endif /* SHMEMI_DATA_QUEUE_H */

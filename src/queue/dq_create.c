@@ -332,9 +332,14 @@ static void dq_go_live(const char *routine, struct shmemi_dataq *q, shmem_team_t
         shmemi_debug(routine, "data queue %llu: routed (%dhop), %d nodes of %d PEs",
                      (unsigned long long)(q->queue_id & ~SHMEMI_DATAQ_ID_BIT), q->rt->nh,
                      q->rt->nnodes, q->rt->n);
-    /* SHARED queues get the other magic: the inline paths leave them to the library; so
-     * do routed queues (no per-peer outgoing rooms for the inline push to write to) */
-    __atomic_store_n(&q->h.magic, shared || q->rt ? SHMEMQ_DATAQ_LIVE_SHARED : SHMEMQ_DATAQ_LIVE,
+    q->h.rt = q->rt ? &q->rt->h : NULL;
+    /* SHARED queues get the other magic: the inline paths leave them to the library;
+     * EXCLUSIVE routed ones theirs: the inline push takes the routed path, their pops
+     * the library's (no per-peer incoming rooms) */
+    __atomic_store_n(&q->h.magic,
+                     shared    ? SHMEMQ_DATAQ_LIVE_SHARED
+                     : q->rt   ? SHMEMQ_DATAQ_LIVE_ROUTED
+                               : SHMEMQ_DATAQ_LIVE,
                      __ATOMIC_RELEASE);
 }
 

@@ -53,8 +53,8 @@ uint64_t shmemi_queue_data_route_meta(int npes, int n, int hops)
      * table and the source list follow the traffic: scratch). per porter: its buffer
      * header and last-run offset. per hop peer: 3 counts and the MPI call's arrays. */
     return sizeof(struct shmemi_dataq) + sizeof(struct shmemi_dq_route) +
-           (uint64_t)n * (sizeof(struct dq_rbuf) + sizeof(size_t)) + 3 * k * sizeof(uint64_t) +
-           rt_vbuf_bytes((int)k);
+           (uint64_t)n * (sizeof(struct shmemq_dataq_rbuf) + sizeof(size_t)) +
+           3 * k * sizeof(uint64_t) + rt_vbuf_bytes((int)k);
 }
 
 /* The peers a routed PE can send to: the n of its node and the P/n of its column, or
@@ -88,7 +88,7 @@ static inline int rt_porter(const struct shmemi_dq_route *rt, uint32_t d)
 
 /* ---- buffers ---- */
 
-static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
+static inline int rt_reserve(struct shmemq_dataq_rbuf *b, size_t extra)
 {
     if (SHMEMI_LIKELY(extra <= b->cap - b->len)) /* the push path: no call */
         return 0;
@@ -101,10 +101,10 @@ static inline int rt_reserve(struct dq_rbuf *b, size_t extra)
 
 static void rt_slot_put(struct shmemi_dq_route *rt, uint32_t d, uint32_t i)
 {
-    uint32_t h = dq_rt_hash(d, rt->mask);
-    while (rt->slot[h])
-        h = (h + 1) & rt->mask;
-    rt->slot[h] = (uint64_t)(d + 1) << 32 | i;
+    uint32_t h = shmemq_dataq_rhash(d, rt->h.mask);
+    while (rt->h.slot[h])
+        h = (h + 1) & rt->h.mask;
+    rt->h.slot[h] = (uint64_t)(d + 1) << 32 | i;
 }
 
 /* Slots for the entries there are (at most half full), every entry put again. */
@@ -113,11 +113,11 @@ static int rt_rehash(struct shmemi_dq_route *rt, uint32_t nslots)
     uint64_t *s = calloc(nslots, sizeof *s);
     if (s == NULL)
         return -1;
-    free(rt->slot);
-    rt->slot = s;
-    rt->mask = nslots - 1;
+    free(rt->h.slot);
+    rt->h.slot = s;
+    rt->h.mask = nslots - 1;
     for (uint32_t i = 0; i < rt->nent; i++)
-        rt_slot_put(rt, rt->ent[i].d, i);
+        rt_slot_put(rt, rt->h.ent[i].d, i);
     return 0;
 }
 
@@ -127,19 +127,19 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
     if (rt->nent == rt->entcap) {
         /* small at first (a PE that sends to few holds little), doubling */
         uint32_t c = rt->entcap ? 2 * rt->entcap : 2;
-        struct dq_dent *e = realloc(rt->ent, (size_t)c * sizeof *e);
+        struct shmemq_dataq_rent *e = realloc(rt->h.ent, (size_t)c * sizeof *e);
         if (e == NULL)
             return UINT32_MAX;
-        rt->ent = e;
+        rt->h.ent = e;
         rt->entcap = c;
     }
-    uint32_t nslots = rt->slot ? rt->mask + 1 : 0;
+    uint32_t nslots = rt->h.slot ? rt->h.mask + 1 : 0;
     if (2 * (uint64_t)(rt->nent + 1) > nslots &&
         rt_rehash(rt, nslots ? 2 * nslots : 4) != 0)
         return UINT32_MAX;
     uint32_t i = rt->nent++;
     uint32_t l = (uint32_t)rt_porter(rt, d);
-    rt->ent[i] = (struct dq_dent){d, l, 0, 0};
+    rt->h.ent[i] = (struct shmemq_dataq_rent){d, l, 0, 0};
     rt_slot_put(rt, d, i);
     return i;
 }
@@ -149,14 +149,14 @@ static uint32_t rt_insert(struct shmemi_dq_route *rt, uint32_t d)
 static void rt_table_clear(struct shmemi_dq_route *rt)
 {
     for (uint32_t i = 0; i < rt->nent; i++) {
-        uint32_t h = dq_rt_hash(rt->ent[i].d, rt->mask);
-        while ((uint32_t)rt->slot[h] != i || rt->slot[h] == 0)
-            h = (h + 1) & rt->mask; /* i is there: walk past the cleared ones */
-        rt->slot[h] = 0;
+        uint32_t h = shmemq_dataq_rhash(rt->h.ent[i].d, rt->h.mask);
+        while ((uint32_t)rt->h.slot[h] != i || rt->h.slot[h] == 0)
+            h = (h + 1) & rt->h.mask; /* i is there: walk past the cleared ones */
+        rt->h.slot[h] = 0;
     }
     rt->nent = 0;
-    rt->out_total = 0;
-    rt->last_d = UINT32_MAX;
+    rt->h.out_total = 0;
+    rt->h.last_d = UINT32_MAX;
 }
 
 /* New runs of at most 4 GiB - 1 each for `bytes`: the push path's fallback, and a flush
@@ -165,12 +165,12 @@ static void rt_table_clear(struct shmemi_dq_route *rt)
 static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const char *s,
                           size_t bytes)
 {
-    struct dq_rbuf *b = &rt->porter[l];
+    struct shmemq_dataq_rbuf *b = &rt->h.porter[l];
     if (rt_reserve(b, dq_plan_run_bytes(bytes)) != 0)
         return -1;
     while (bytes) {
         struct dq_run r = {i, bytes > UINT32_MAX ? UINT32_MAX : (uint32_t)bytes};
-        rt->plast[l] = b->len;
+        rt->h.plast[l] = b->len;
         memcpy(b->p + b->len, &r, sizeof r);
         memcpy(b->p + b->len + sizeof r, s, r.bytes);
         b->len += sizeof r + r.bytes;
@@ -180,19 +180,19 @@ static int rt_append_runs(struct shmemi_dq_route *rt, int l, uint32_t i, const c
     return 0;
 }
 
-/* Append `bytes` for entry i to the buffer of porter l (dq_rt_append_in_room), growing
+/* Append `bytes` for entry i to the buffer of porter l (shmemq_dataq_rappend), growing
  * it first when it must: 0, or -1 (nothing changed) without memory. */
 static int rt_append(struct shmemi_dq_route *rt, uint32_t l, uint32_t i, const char *s,
                      size_t bytes)
 {
     if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
         return rt_append_runs(rt, (int)l, i, s, bytes);
-    if (dq_rt_append_in_room(rt, l, i, s, bytes) == 0)
+    if (shmemq_dataq_rappend(&rt->h, l, i, s, bytes) == 0)
         return 0;
     /* room for a new run: an extension fits too */
-    if (rt_reserve(&rt->porter[l], dq_plan_run_bytes(bytes)) != 0)
+    if (rt_reserve(&rt->h.porter[l], dq_plan_run_bytes(bytes)) != 0)
         return -1;
-    return dq_rt_append_in_room(rt, l, i, s, bytes) == 0 ? 0 : -1;
+    return shmemq_dataq_rappend(&rt->h, l, i, s, bytes) == 0 ? 0 : -1;
 }
 
 int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
@@ -202,7 +202,7 @@ int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, s
     uint32_t d = (uint32_t)pe;
     if (i == UINT32_MAX && (i = rt_insert(rt, d)) == UINT32_MAX)
         return SHMEM_QUEUE_ERR_NOMEM;
-    if (rt_append(rt, rt->ent[i].porter, i, (const char *)src, bytes) != 0)
+    if (rt_append(rt, rt->h.ent[i].porter, i, (const char *)src, bytes) != 0)
         return SHMEM_QUEUE_ERR_NOMEM; /* an entry of 0 bytes stays: it sends nothing */
     dq_rt_pushed(rt, d, i, bytes);
     return 0;
@@ -214,10 +214,10 @@ void shmemi_queue_data_route_sizes(const struct shmemi_dataq *q, int pe, size_t 
     const struct shmemi_dq_route *rt = q->rt;
     *in = shmemi_queue_data_route_in_len(rt, pe);
     if (pe == SHMEM_QUEUE_ANY_PE) {
-        *out = rt->out_total;
+        *out = rt->h.out_total;
     } else {
         uint32_t i = dq_rt_find(rt, (uint32_t)pe);
-        *out = i == UINT32_MAX ? 0 : rt->ent[i].len;
+        *out = i == UINT32_MAX ? 0 : rt->h.ent[i].len;
     }
 }
 
@@ -276,13 +276,13 @@ static void rt_free(struct shmemi_dq_route *rt, int npes)
 {
     if (rt == NULL)
         return;
-    if (rt->porter) /* grown buffers are kept for the next routed queue (dq_bufcache.c) */
+    if (rt->h.porter) /* grown buffers are kept for the next routed queue (dq_bufcache.c) */
         for (int l = 0; l < rt->n; l++)
-            shmemi_queue_data_rbuf_give(rt->porter[l].p, rt->porter[l].cap);
+            shmemi_queue_data_rbuf_give(rt->h.porter[l].p, rt->h.porter[l].cap);
     for (size_t i = 0; i < sizeof rt->st / sizeof rt->st[0]; i++)
         shmemi_queue_data_rbuf_give(rt->st[i].p, rt->st[i].cap);
-    free(rt->porter), free(rt->plast), free(rt->grid);
-    free(rt->ent), free(rt->slot), free(rt->cnt), free(rt->vbuf);
+    free(rt->h.porter), free(rt->h.plast), free(rt->grid);
+    free(rt->h.ent), free(rt->h.slot), free(rt->cnt), free(rt->vbuf);
     shmemi_queue_data_route_in_free(rt);
     if (rt->nodec != MPI_COMM_NULL)
         MPI_Comm_free(&rt->nodec);
@@ -438,17 +438,17 @@ int shmemi_queue_data_route_setup(struct shmemi_dataq *q, shmem_team_t team, siz
         free(rt->grid);
         rt->grid = NULL;
     }
-    rt->last_d = UINT32_MAX;
-    rt->porter = calloc((size_t)n, sizeof *rt->porter);
-    rt->plast = malloc((size_t)n * sizeof *rt->plast);
+    rt->h.last_d = UINT32_MAX;
+    rt->h.porter = calloc((size_t)n, sizeof *rt->h.porter);
+    rt->h.plast = malloc((size_t)n * sizeof *rt->h.plast);
     rt->cnt = calloc(3 * (size_t)rt->k, sizeof(uint64_t));
     rt->vbuf = calloc(1, rt_vbuf_bytes(rt->k));
-    int ok = rt->porter && rt->plast && rt->cnt && rt->vbuf;
+    int ok = rt->h.porter && rt->h.plast && rt->cnt && rt->vbuf;
     for (int l = 0; ok && l < n; l++) { /* the model's size: kept buffers serve growth */
-        rt->plast[l] = DQ_RT_NONE;
-        rt->porter[l].p = malloc(rt->proom);
-        rt->porter[l].cap = rt->proom;
-        ok = rt->porter[l].p != NULL;
+        rt->h.plast[l] = DQ_RT_NONE;
+        rt->h.porter[l].p = malloc(rt->proom);
+        rt->h.porter[l].cap = rt->proom;
+        ok = rt->h.porter[l].p != NULL;
     }
     q->rt = rt;
     if (!ok) {
@@ -482,8 +482,8 @@ static inline int rt_hop_group(const struct shmemi_dq_route *rt, int g, int h)
 
 /* Sort the records of `in` by their `to`'s peer in hop h into `out`, keeping their order
  * within each group; cnt: the hop's counts out. */
-static void rt_bucket(struct shmemi_dq_route *rt, const struct dq_rbuf *in, int h, int payload,
-                      struct dq_rbuf *out, uint64_t *cnt)
+static void rt_bucket(struct shmemi_dq_route *rt, const struct shmemq_dataq_rbuf *in, int h,
+                      int payload, struct shmemq_dataq_rbuf *out, uint64_t *cnt)
 {
     uint64_t *off = rt->cnt + 2 * (size_t)rt->k;
     const int groups = rt_hop_np(rt, h);
@@ -534,12 +534,12 @@ static void rt_count_hop(struct shmemi_dataq *q, const uint64_t *sc, int h)
 static void rt_keep(struct shmemi_dataq *q, uint32_t i, const char *s, size_t keep)
 {
     struct shmemi_dq_route *rt = q->rt;
-    struct dq_dent *e = &rt->ent[i];
+    struct shmemq_dataq_rent *e = &rt->h.ent[i];
     int l = rt_porter(rt, e->d);
     if (rt_append_runs(rt, l, i, s, keep) != 0)
         shmemi_fatal(rt_routine, "out of memory keeping %zu bytes outgoing", keep);
     e->len = keep;
-    rt->out_total += keep;
+    rt->h.out_total += keep;
 }
 
 /* After an overflow flush: only the entries kept outgoing stay, renumbered, and the
@@ -548,35 +548,35 @@ static void rt_table_compact(struct shmemi_dq_route *rt)
 {
     uint32_t m = 0;
     for (uint32_t i = 0; i < rt->nent; i++)
-        rt->ent[i].cur = rt->ent[i].len ? m++ : UINT32_MAX; /* cur: the new number */
+        rt->h.ent[i].cur = rt->h.ent[i].len ? m++ : UINT32_MAX; /* cur: the new number */
     for (int l = 0; l < rt->n; l++) {
-        struct dq_rbuf *b = &rt->porter[l];
+        struct shmemq_dataq_rbuf *b = &rt->h.porter[l];
         struct dq_run r;
         for (size_t o = 0; o < b->len; o += sizeof r + r.bytes) {
             memcpy(&r, b->p + o, sizeof r);
-            r.dst = (uint32_t)rt->ent[r.dst].cur;
+            r.dst = (uint32_t)rt->h.ent[r.dst].cur;
             memcpy(b->p + o, &r, sizeof r);
         }
     }
     m = 0;
     for (uint32_t i = 0; i < rt->nent; i++)
-        if (rt->ent[i].len)
-            rt->ent[m++] = rt->ent[i];
+        if (rt->h.ent[i].len)
+            rt->h.ent[m++] = rt->h.ent[i];
     rt->nent = m;
-    memset(rt->slot, 0, ((size_t)rt->mask + 1) * sizeof *rt->slot);
+    memset(rt->h.slot, 0, ((size_t)rt->h.mask + 1) * sizeof *rt->h.slot);
     for (uint32_t i = 0; i < m; i++)
-        rt_slot_put(rt, rt->ent[i].d, i);
-    rt->last_d = UINT32_MAX;
+        rt_slot_put(rt, rt->h.ent[i].d, i);
+    rt->h.last_d = UINT32_MAX;
 }
 
 /* The acknowledgements (records to the senders, with the rejected bytes) go back as
  * records to them, along the route any record to them takes; returns the bytes rejected
  * for this PE's own data, after keeping them outgoing. */
-static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t *rejected)
+static int rt_route_acks(struct shmemi_dataq *q, struct shmemq_dataq_rbuf *acks, uint64_t *rejected)
 {
     struct shmemi_dq_route *rt = q->rt;
     uint64_t *sc = rt->cnt, *rc = rt->cnt + rt->k;
-    struct dq_rbuf a = {0}, b = {0};
+    struct shmemq_dataq_rbuf a = {0}, b = {0};
     int rc1;
     *rejected = 0;
     rc1 = 0;
@@ -605,12 +605,12 @@ static int rt_route_acks(struct shmemi_dataq *q, struct dq_rbuf *acks, uint64_t 
 static void rt_restore(struct shmemi_dataq *q)
 {
     struct shmemi_dq_route *rt = q->rt;
-    rt->out_total = 0;
+    rt->h.out_total = 0;
     for (uint32_t i = 0; i < rt->nent; i++) {
-        size_t len = rt->ent[i].len;
-        rt->ent[i].len = 0;
+        size_t len = rt->h.ent[i].len;
+        rt->h.ent[i].len = 0;
         if (len)
-            rt_keep(q, i, rt->st[0].p + rt->ent[i].cur - len, len);
+            rt_keep(q, i, rt->st[0].p + rt->h.ent[i].cur - len, len);
     }
 }
 
@@ -626,13 +626,13 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
      * own, as the staging is about to be reused */
     shmemi_queue_data_route_in_compact(q);
     /* 2. pack, porter by porter, one record per destination pushed to */
-    struct dq_rbuf *st = rt->st;
+    struct shmemq_dataq_rbuf *st = rt->st;
     uint64_t sent = 0;
     for (int l = 0; l < n; l++)
         sc[l] = 0;
     for (uint32_t i = 0; i < rt->nent; i++)
-        sc[rt_porter(rt, rt->ent[i].d)] +=
-            dq_plan_rec_bytes(rt->ent[i].len);
+        sc[rt_porter(rt, rt->h.ent[i].d)] +=
+            dq_plan_rec_bytes(rt->h.ent[i].len);
     /* the counts are known before packing: send them meanwhile, flagged when this PE
      * holds unpopped data (only then can a delivery overflow here: step 7) */
     MPI_Request creq;
@@ -649,7 +649,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         st[0].len += sc[l];
     }
     for (uint32_t i = 0; i < rt->nent; i++) {
-        struct dq_dent *e = &rt->ent[i];
+        struct shmemq_dataq_rent *e = &rt->h.ent[i];
         if (!e->len)
             continue;
         int l = rt_porter(rt, e->d);
@@ -660,16 +660,16 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         sent += e->len;
     }
     for (int l = 0; l < n; l++) {
-        struct dq_rbuf *b = &rt->porter[l];
+        struct shmemq_dataq_rbuf *b = &rt->h.porter[l];
         struct dq_run r;
         for (size_t o = 0; o < b->len; o += sizeof r + r.bytes) {
             memcpy(&r, b->p + o, sizeof r);
-            struct dq_dent *e = &rt->ent[r.dst];
+            struct shmemq_dataq_rent *e = &rt->h.ent[r.dst];
             shmemq_dataq_copy(st[0].p + e->cur, b->p + o + sizeof r, r.bytes);
             e->cur += r.bytes; /* ends at the end of d's payload */
         }
         b->len = 0;
-        rt->plast[l] = DQ_RT_NONE;
+        rt->h.plast[l] = DQ_RT_NONE;
     }
     /* 3. hop 1 */
     rt_count_hop(q, sc, 0);
@@ -694,7 +694,7 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
         }
     }
     /* 6. deliver up to the logical room per source; note what did not fit */
-    struct dq_rbuf acks = {0};
+    struct shmemq_dataq_rbuf acks = {0};
     uint64_t overflow = (uint64_t)shmemi_queue_data_route_in_deliver(q, &acks);
     /* 7. did anyone overflow? Only a PE that held unpopped data can (a sender's data for
      * one destination never exceeds the logical room), and hop 2's flags say whether any
@@ -721,8 +721,8 @@ int shmemi_queue_data_route_flush(struct shmemi_dataq *q)
     q->stats.bursts += (uint64_t)rt->nh;
     if (any) {
         for (uint32_t i = 0; i < rt->nent; i++)
-            rt->ent[i].len = 0;
-        rt->out_total = 0;
+            rt->h.ent[i].len = 0;
+        rt->h.out_total = 0;
         q->stats.bursts += (uint64_t)rt->nh;
         rc1 = rt_route_acks(q, &acks, &rejected);
         rt_table_compact(rt);
@@ -744,11 +744,11 @@ void shmemi_queue_data_route_usage(const struct shmemi_dataq *q, uint64_t *meta,
     const struct shmemi_dq_route *rt = q->rt;
     uint64_t b = 0, s = 0;
     for (int l = 0; l < rt->n; l++)
-        b += rt->porter[l].cap;
+        b += rt->h.porter[l].cap;
     for (size_t i = 0; i < sizeof rt->st / sizeof rt->st[0]; i++)
         s += rt->st[i].cap;
-    s += (uint64_t)rt->entcap * sizeof *rt->ent;
-    s += rt->slot ? ((uint64_t)rt->mask + 1) * sizeof *rt->slot : 0;
+    s += (uint64_t)rt->entcap * sizeof *rt->h.ent;
+    s += rt->h.slot ? ((uint64_t)rt->h.mask + 1) * sizeof *rt->h.slot : 0;
     s += shmemi_queue_data_route_in_bytes(rt);
     *meta = shmemi_queue_data_route_meta(q->h.npes, rt->n, rt->nh) +
             (rt->grid ? (uint64_t)q->h.npes * sizeof *rt->grid : 0);

@@ -28,9 +28,10 @@
  * source (binary search for a pop from one source; a cursor for ANY_PE, lowest source
  * first), and the grid is the identity when the team is node-major (every team that
  * SHMEMQ_NODE_PES or a node-contiguous launcher makes), else one int per PE.
- * The hot arrays of struct shmemq_dataq_hot stay NULL: the inline paths never see a
- * routed queue (it carries the SHARED magic), and data_queue.c asks the functions
- * below.
+ * The hot arrays of struct shmemq_dataq_hot stay NULL: an EXCLUSIVE routed queue
+ * carries its own magic, for which the inline push (shmemq/dataq.h) takes the routed
+ * path on struct shmemq_dataq_rhot (the first member below, which h.rt points to) and
+ * the inline pop calls the library; data_queue.c asks the functions below.
  */
 #ifndef SHMEMI_DQ_ROUTE_H
 #define SHMEMI_DQ_ROUTE_H
@@ -38,21 +39,11 @@
 #include "data_queue.h"
 #include "dq_plan.h" /* struct dq_run, struct dq_rec: the MPI-free planning */
 
-/* A growable byte buffer. */
-struct dq_rbuf {
-    char *p;
-    size_t len, cap;
-};
-
-#define DQ_RT_NONE ((size_t)-1)
-
-/* A destination pushed to since the last flush: its porter (the push's division done
- * once), its logical outgoing bytes, and where its payload goes in the hop-1 staging
- * during a flush. */
-struct dq_dent {
-    uint32_t d, porter;
-    size_t len, cur;
-};
+/* A growable byte buffer (struct shmemq_dataq_rbuf) and a destination pushed to since
+ * the last flush (struct shmemq_dataq_rent: its porter, the push's division done once;
+ * its logical outgoing bytes; where its payload goes in the hop-1 staging during a
+ * flush) are the public header's: its inline push appends to porter buffers. */
+#define DQ_RT_NONE SIZE_MAX
 
 /* A source with data to pop (or popped empty since the last flush): its FIFO is
  * at + head, len bytes; cap bytes owned (0: borrowed from the hop-2 staging). */
@@ -69,6 +60,13 @@ struct dq_arr {
 };
 
 struct shmemi_dq_route {
+    /* MUST stay first: the push state the inline push reads (shmemq/dataq.h; q->h.rt
+     * points here): the destination table (slot, mask; none: mask 0, slot NULL; an
+     * open-addressing hash onto the dense entry list ent), the last push's destination
+     * and entry (UINT32_MAX: none), per porter l (node-local rank) its buffer of runs
+     * (dq_run: dst is the entry index) and its last run's offset (or DQ_RT_NONE), and the
+     * sum of the entries' len */
+    struct shmemq_dataq_rhot h;
     int nh;              /* hops: 2, or 3 (SHMEMQ_DATAQ_ROUTE=3hop: dq_plan.h, "three hops") */
     int n, nnodes;       /* PEs per node, nodes: P = n * nnodes */
     int lr, node;        /* this PE's node-local rank and node index */
@@ -86,19 +84,12 @@ struct shmemi_dq_route {
     int p2p[3];          /* node, column, cross hops point to point (dq_route_hop.c):
                             int_counts and dq_plan_hop_p2p, unless a test forced the
                             collective exchange */
-    struct dq_rbuf *porter; /* n: runs (dq_run: dst is the entry index) for porter l */
-    size_t *plast;       /* n: offset of the last run's header, or DQ_RT_NONE */
     /* staging, two buffers for the four steps: st[0] is hop 1's send and (once hop 1
      * has ended) hop 2's, st[1] hop 1's receive and (once bucketed into st[0]) hop 2's,
      * where the FIFOs borrow their records until the next flush */
-    struct dq_rbuf st[2];
+    struct shmemq_dataq_rbuf st[2];
     /* outgoing: the destinations pushed to since the last flush */
-    struct dq_dent *ent; /* nent used of entcap */
     uint32_t nent, entcap;
-    uint64_t *slot;      /* mask + 1 slots (none: mask 0, slot NULL): (d + 1) << 32 | index */
-    uint32_t mask;
-    uint32_t last_d, last_i; /* the last push's destination and entry (UINT32_MAX: none) */
-    size_t out_total;    /* sum of the entries' len */
     /* incoming: the sources with a FIFO, ascending; src2 and arr: a flush's scratch */
     struct dq_src *src, *src2;
     uint32_t nsrc, srccap, src2cap;
@@ -119,66 +110,22 @@ static inline int dq_rt_grid(const struct shmemi_dq_route *rt, int p)
     return rt->grid ? rt->grid[p] : p;
 }
 
-static inline uint32_t dq_rt_hash(uint32_t d, uint32_t mask)
-{
-    /* Fibonacci hashing: the high half of the product spreads consecutive PEs */
-    return (uint32_t)((d * UINT64_C(0x9E3779B97F4A7C15)) >> 32) & mask;
-}
-
 /* The destination table's entry of d, or UINT32_MAX (dq_route.c keeps the table). */
 static inline uint32_t dq_rt_find(const struct shmemi_dq_route *rt, uint32_t d)
 {
-    if (rt->slot == NULL)
-        return UINT32_MAX;
-    uint64_t key = (uint64_t)(d + 1) << 32;
-    for (uint32_t h = dq_rt_hash(d, rt->mask);; h = (h + 1) & rt->mask) {
-        uint64_t v = rt->slot[h];
-        if (v == 0)
-            return UINT32_MAX;
-        if ((v & ~(uint64_t)UINT32_MAX) == key)
-            return (uint32_t)v;
-    }
+    return shmemq_dataq_rfind(&rt->h, d);
 }
 
-/* Append `bytes` (below 4 GiB) for entry i to the buffer of porter l, extending its
- * last run when that is i's, if the buffer has room: 0, or 1 with nothing changed (a
- * buffer to grow, or 4 GiB or more: dq_route.c's rt_append). */
-static inline int dq_rt_append_in_room(struct shmemi_dq_route *rt, uint32_t l, uint32_t i,
-                                       const void *src, size_t bytes)
-{
-    struct dq_rbuf *b = &rt->porter[l];
-    size_t last = rt->plast[l];
-    struct dq_run r = {i, 0};
-    int extend = 0;
-    if (SHMEMI_UNLIKELY(bytes >= UINT32_MAX))
-        return 1;
-    if (last != DQ_RT_NONE) { /* the last run is always at the end of the buffer */
-        memcpy(&r, b->p + last, sizeof r);
-        extend = dq_plan_run_extends(r.dst, r.bytes, (int)i, bytes);
-    }
-    size_t need = extend ? bytes : sizeof r + bytes;
-    if (SHMEMI_UNLIKELY(need > b->cap - b->len))
-        return 1;
-    if (extend) {
-        r.bytes += (uint32_t)bytes;
-        memcpy(b->p + last, &r, sizeof r);
-    } else {
-        r = (struct dq_run){i, (uint32_t)bytes};
-        rt->plast[l] = b->len;
-        memcpy(b->p + b->len, &r, sizeof r);
-    }
-    shmemq_dataq_copy(b->p + b->len + need - bytes, src, bytes);
-    b->len += need;
-    return 0;
-}
+/* The porter buffers' run header is the inline push's {entry, bytes} */
+_Static_assert(sizeof(struct dq_run) == 2 * sizeof(uint32_t), "a run header is two uint32");
 
 /* A push of `bytes` to destination d (entry i) landed. */
 static inline void dq_rt_pushed(struct shmemi_dq_route *rt, uint32_t d, uint32_t i, size_t bytes)
 {
-    rt->ent[i].len += bytes;
-    rt->out_total += bytes;
-    rt->last_d = d;
-    rt->last_i = i;
+    rt->h.ent[i].len += bytes;
+    rt->h.out_total += bytes;
+    rt->h.last_d = d;
+    rt->h.last_i = i;
 }
 
 /* The push below when the destination is new since the flush (i: UINT32_MAX) or its
@@ -188,24 +135,20 @@ int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, s
 
 /* Push for a routed queue (the caller checked the arguments and holds the lock): FULL
  * when the logical room of pe cannot take `bytes` (as direct mode), else append to the
- * porter buffer of pe's local rank. 0, FULL or NOMEM. Inline for the common case, a
- * destination already in the table whose porter buffer has room: the library's push
- * calls it for every element a program pushes to a routed queue, which no inline path
- * of shmemq/dataq.h reaches. */
+ * porter buffer of pe's local rank. 0, FULL or NOMEM. The common case (a destination
+ * already in the table whose porter buffer has room) is the inline push's, which an
+ * EXCLUSIVE queue's pushes take in the program itself (shmemq/dataq.h); the library's
+ * push (SHARED queues, or what the inline push leaves) comes here. */
 static inline int shmemi_queue_data_route_push(struct shmemi_dataq *q, const void *src,
                                                size_t bytes, int pe)
 {
-    struct shmemi_dq_route *rt = q->rt;
-    uint32_t d = (uint32_t)pe;
-    uint32_t i = rt->last_d == d ? rt->last_i : dq_rt_find(rt, d);
-    size_t len = i != UINT32_MAX ? rt->ent[i].len : 0;
+    if (shmemq_dataq_rpush(&q->h, src, bytes, (uint32_t)pe) == 0)
+        return 0;
+    uint32_t i = dq_rt_find(q->rt, (uint32_t)pe);
+    size_t len = i != UINT32_MAX ? q->rt->h.ent[i].len : 0;
     if (SHMEMI_UNLIKELY(bytes > q->h.room - len)) /* the logical room, as direct mode */
         return SHMEM_QUEUE_ERR_FULL;
-    if (SHMEMI_UNLIKELY(i == UINT32_MAX ||
-                        dq_rt_append_in_room(rt, rt->ent[i].porter, i, src, bytes) != 0))
-        return shmemi_queue_data_route_push_slow(q, src, bytes, pe, i);
-    dq_rt_pushed(rt, d, i, bytes);
-    return 0;
+    return shmemi_queue_data_route_push_slow(q, src, bytes, pe, i);
 }
 /* Pop `bytes` from source pe (or SHMEM_QUEUE_ANY_PE: lowest source first, spanning
  * sources), caller holds the lock: 0, or EMPTY with nothing taken. dq_route_in.c. */
@@ -279,11 +222,11 @@ enum { DQ_HOP_NODE = 0, DQ_HOP_COLUMN = 1, DQ_HOP_CROSS = 2 };
 int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, const uint64_t *sc,
                                       int flag, uint64_t *rc, MPI_Request *req);
 int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const char *sbuf,
-                                    const uint64_t *sc, int flag, struct dq_rbuf *rb,
+                                    const uint64_t *sc, int flag, struct shmemq_dataq_rbuf *rb,
                                     uint64_t *rc, MPI_Request *creq, int *flags);
 int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int kind, const char *sbuf,
-                                const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
-                                int *flags);
+                                const uint64_t *sc, int flag, struct shmemq_dataq_rbuf *rb,
+                                uint64_t *rc, int *flags);
 
 /* ---- dq_route_in.c: the incoming side (the caller holds the lock) ---- */
 /* Flush step 1: drop sources popped empty (freeing their memory), move unpopped data to
@@ -293,17 +236,17 @@ void shmemi_queue_data_route_in_compact(struct shmemi_dataq *q);
  * logical room; an acknowledgement {to: source, from: me, rejected bytes} followed by
  * those bytes (the record's tail) per record that did not fit all goes to acks.
  * Returns 1 if any did not fit. */
-int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *acks);
+int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct shmemq_dataq_rbuf *acks);
 /* Bytes waiting from source pe (SHMEM_QUEUE_ANY_PE: from all). */
 size_t shmemi_queue_data_route_in_len(const struct shmemi_dq_route *rt, int pe);
 /* Bytes the incoming side holds now (scratch), and freeing it. */
 uint64_t shmemi_queue_data_route_in_bytes(const struct shmemi_dq_route *rt);
 void shmemi_queue_data_route_in_free(struct shmemi_dq_route *rt);
 /* Room for `extra` more bytes in b: 0, or -1 (b unchanged) when memory is short. */
-int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra);
+int shmemi_queue_data_route_reserve(struct shmemq_dataq_rbuf *b, size_t extra);
 /* The same for staging inside a flush, which must exist for MPI to land the data in:
  * without it the flush cannot go on and the team already waits in it, so the job ends
  * with a message. */
-void shmemi_queue_data_route_reserve_or_die(struct dq_rbuf *b, size_t extra);
+void shmemi_queue_data_route_reserve_or_die(struct shmemq_dataq_rbuf *b, size_t extra);
 
 #endif /* SHMEMI_DQ_ROUTE_H */

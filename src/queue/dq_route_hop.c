@@ -32,7 +32,7 @@ static const char *const hop_routine = "shmem_queue_global_flush";
 #define RT_TAG 1 /* RT_TAG + 1: the sender's flag is set */
 
 /* b holds exactly `bytes` (its old contents are not kept). */
-static void hop_resize(struct dq_rbuf *b, size_t bytes)
+static void hop_resize(struct shmemq_dataq_rbuf *b, size_t bytes)
 {
     b->len = 0;
     shmemi_queue_data_route_reserve_or_die(b, bytes);
@@ -76,7 +76,7 @@ static int hop_err(const char *call, int mrc)
 }
 
 static int hop_p2p(struct shmemi_dq_route *rt, int kind, const char *sbuf, const uint64_t *sc,
-                   int flag, struct dq_rbuf *rb, uint64_t *rc, int *flags)
+                   int flag, struct shmemq_dataq_rbuf *rb, uint64_t *rc, int *flags)
 {
     struct hop_peers hp = hop_comm(rt, kind);
     const int np = hp.np, self = hp.self;
@@ -179,7 +179,7 @@ int shmemi_queue_data_route_hop_begin(struct shmemi_dq_route *rt, int kind, cons
 }
 
 int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const char *sbuf,
-                                    const uint64_t *sc, int flag, struct dq_rbuf *rb,
+                                    const uint64_t *sc, int flag, struct shmemq_dataq_rbuf *rb,
                                     uint64_t *rc, MPI_Request *creq, int *flags)
 {
     rt->hops[!rt->p2p[kind]]++;
@@ -238,8 +238,8 @@ int shmemi_queue_data_route_hop_end(struct shmemi_dq_route *rt, int kind, const 
 }
 
 int shmemi_queue_data_route_hop(struct shmemi_dq_route *rt, int kind, const char *sbuf,
-                                const uint64_t *sc, int flag, struct dq_rbuf *rb, uint64_t *rc,
-                                int *flags)
+                                const uint64_t *sc, int flag, struct shmemq_dataq_rbuf *rb,
+                                uint64_t *rc, int *flags)
 {
     MPI_Request creq;
     int rc1 = shmemi_queue_data_route_hop_begin(rt, kind, sc, flag, rc, &creq);

@@ -12,7 +12,7 @@
 
 static const char *const in_routine = "shmem_queue_global_flush";
 
-int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra)
+int shmemi_queue_data_route_reserve(struct shmemq_dataq_rbuf *b, size_t extra)
 {
     if (extra <= b->cap - b->len)
         return 0;
@@ -35,7 +35,7 @@ int shmemi_queue_data_route_reserve(struct dq_rbuf *b, size_t extra)
     return 0;
 }
 
-void shmemi_queue_data_route_reserve_or_die(struct dq_rbuf *b, size_t extra)
+void shmemi_queue_data_route_reserve_or_die(struct shmemq_dataq_rbuf *b, size_t extra)
 {
     if (shmemi_queue_data_route_reserve(b, extra) != 0)
         shmemi_fatal(in_routine, "out of memory for %zu bytes of routed data-queue staging",
@@ -130,10 +130,10 @@ static size_t in_take(struct dq_src *e, char *rec, size_t bytes, size_t room)
     return acc;
 }
 
-int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct dq_rbuf *acks)
+int shmemi_queue_data_route_in_deliver(struct shmemi_dataq *q, struct shmemq_dataq_rbuf *acks)
 {
     struct shmemi_dq_route *rt = q->rt;
-    struct dq_rbuf *st = &rt->st[1];
+    struct shmemq_dataq_rbuf *st = &rt->st[1];
     struct dq_rec r;
     /* the arrivals: one record per source, in source grid order (hop 2 from the nodes
      * in order, each porter's records by sender's local rank) */
