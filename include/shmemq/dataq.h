@@ -156,6 +156,17 @@ static inline int shmemq_dataq_rappend(struct shmemq_dataq_rhot *r, uint32_t l, 
     return 0;
 }
 
+/* A routed push of `bytes` to d (entry i) landed in its porter buffer: count it, and
+ * remember d for the next push (the library's slow path ends the same way). */
+static inline void shmemq_dataq_rpushed(struct shmemq_dataq_rhot *r, uint32_t d, uint32_t i,
+                                        size_t bytes)
+{
+    r->ent[i].len += bytes;
+    r->out_total += bytes;
+    r->last_d = d;
+    r->last_i = i;
+}
+
 /* A routed push of `bytes` (checked: 1 .. room) to d that needs nothing of the library:
  * 0, or 1 (a new destination, FULL, a buffer to grow) with nothing changed. */
 static inline int shmemq_dataq_rpush(struct shmemq_dataq_hot *h, const void *src, size_t bytes,
@@ -168,11 +179,17 @@ static inline int shmemq_dataq_rpush(struct shmemq_dataq_hot *h, const void *src
     struct shmemq_dataq_rent *e = &r->ent[i];
     if (bytes > h->room - e->len || shmemq_dataq_rappend(r, e->porter, i, src, bytes) != 0)
         return 1;
-    e->len += bytes;
-    r->out_total += bytes;
-    r->last_d = d;
-    r->last_i = i;
+    shmemq_dataq_rpushed(r, d, i, bytes);
     return 0;
+}
+
+/* A push's arguments as both inline paths take them (anything else goes to the library,
+ * which reports it): nelems - 1 < room_elems means 1 <= nelems <= room_elems, so
+ * nelems * elem cannot overflow. */
+static inline int shmemq_dataq_push_args_ok(const struct shmemq_dataq_hot *h, int pe,
+                                            size_t nelems, const void *src)
+{
+    return (unsigned)pe < (unsigned)h->npes && nelems - 1 < h->room_elems && src != NULL;
 }
 
 static inline int shmemq_dataq_push_inline(shmem_queue_t queue, const void *src, size_t nelems,
@@ -180,21 +197,19 @@ static inline int shmemq_dataq_push_inline(shmem_queue_t queue, const void *src,
 {
     struct shmemq_dataq_hot *h = (struct shmemq_dataq_hot *)(void *)queue;
     uint32_t m = h != NULL ? h->magic : 0;
-    /* nelems - 1 < room_elems: 1 <= nelems <= room_elems, so bytes cannot overflow */
-    if (SHMEMQ_DQ_LIKELY(m == SHMEMQ_DATAQ_LIVE && (unsigned)pe < (unsigned)h->npes &&
-                         nelems - 1 < h->room_elems && src != NULL)) {
+    if (SHMEMQ_DQ_LIKELY(m == SHMEMQ_DATAQ_LIVE && shmemq_dataq_push_args_ok(h, pe, nelems, src))) {
         size_t bytes = nelems * h->elem, len = h->out_len[pe];
         if (SHMEMQ_DQ_LIKELY(bytes <= h->room - len)) {
             shmemq_dataq_copy(h->out_at[pe] + len, src, bytes);
             h->out_len[pe] = len + bytes;
             return 0;
         }
-    } else if (m == SHMEMQ_DATAQ_LIVE_ROUTED && (unsigned)pe < (unsigned)h->npes &&
-               nelems - 1 < h->room_elems && src != NULL) {
+    } else if (m == SHMEMQ_DATAQ_LIVE_ROUTED && shmemq_dataq_push_args_ok(h, pe, nelems, src)) {
         if (SHMEMQ_DQ_LIKELY(shmemq_dataq_rpush(h, src, nelems * h->elem, (uint32_t)pe) == 0))
             return 0;
     }
-    return (shmem_queue_data_push)(queue, src, nelems, pe); /* FULL, errors, SHARED */
+    /* FULL, errors, SHARED, and a routed push's new destination or buffer to grow */
+    return (shmem_queue_data_push)(queue, src, nelems, pe);
 }
 
 static inline int shmemq_dataq_pop_inline(shmem_queue_t queue, void *dest, size_t nelems, int pe)

@@ -204,7 +204,7 @@ int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, s
         return SHMEM_QUEUE_ERR_NOMEM;
     if (rt_append(rt, rt->h.ent[i].porter, i, (const char *)src, bytes) != 0)
         return SHMEM_QUEUE_ERR_NOMEM; /* an entry of 0 bytes stays: it sends nothing */
-    dq_rt_pushed(rt, d, i, bytes);
+    shmemq_dataq_rpushed(&rt->h, d, i, bytes);
     return 0;
 }
 

@@ -119,15 +119,6 @@ static inline uint32_t dq_rt_find(const struct shmemi_dq_route *rt, uint32_t d)
 /* The porter buffers' run header is the inline push's {entry, bytes} */
 _Static_assert(sizeof(struct dq_run) == 2 * sizeof(uint32_t), "a run header is two uint32");
 
-/* A push of `bytes` to destination d (entry i) landed. */
-static inline void dq_rt_pushed(struct shmemi_dq_route *rt, uint32_t d, uint32_t i, size_t bytes)
-{
-    rt->h.ent[i].len += bytes;
-    rt->h.out_total += bytes;
-    rt->h.last_d = d;
-    rt->h.last_i = i;
-}
-
 /* The push below when the destination is new since the flush (i: UINT32_MAX) or its
  * porter buffer must grow; the logical room was checked. 0 or NOMEM. dq_route.c. */
 int shmemi_queue_data_route_push_slow(struct shmemi_dataq *q, const void *src, size_t bytes,
