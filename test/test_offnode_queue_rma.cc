@@ -1,6 +1,7 @@
 // test_offnode_queue_rma.cc: PEs of other nodes by default (issue 21;
 // test_offnode_common.h): queued puts and gets to a spinning PE that is not its node's
-// leader, and queued gets to many PEs of other nodes in one epoch.
+// leader, queued gets to many PEs of other nodes in one epoch, and typed put and get
+// bursts with 4- and 8-byte displacements on the wire.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <shmem.h>
@@ -11,6 +12,9 @@
 #include <vector>
 
 #include "test_offnode_common.h"
+
+extern "C" int shmemi_burst_narrow_test_off;
+extern "C" void shmemi_am_burst_stats(uint64_t out[6]);
 
 namespace {
 
@@ -293,6 +297,81 @@ TEST(OffNode, QueueGetsToManyOffNodePesInOneEpoch)
     shmem_free(released);
     shmem_free(bsrc);
     shmem_free(src);
+}
+
+// Typed puts and gets of 1, 4, 8 and 16-byte elements from every PE to every other, once
+// with the displacements narrowed to 4 bytes on the wire (AM_BTPUTP, AM_BTGETP: what a
+// heap under 4 GiB takes) and once kept 8 bytes wide (what a larger one needs), every
+// value checked by its origin (gets) and its target (puts). Where the AM transport carries
+// bursts to PEs of other nodes, the burst counts say each form was the one that left.
+template <typename T> T typed_value(int pe, int round, int i, int who)
+{
+    const long long x = (long long)pe * 7919 + (long long)round * 104729 + (long long)i * 31 + who + 1;
+    return (T)(sizeof(T) == 1 ? x % 127 : x); // exact in every T, long double included
+}
+
+template <typename T>
+void typed_round(shmem_queue_t q, int round, int (*push)(shmem_queue_t, T *, const T *, size_t, int,
+                                                        shmem_op_type_t))
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes(), N = 700;
+    T *in = (T *)shmem_calloc((size_t)n * N, sizeof(T)); // [origin][i]: what origins put here
+    T *src = (T *)shmem_malloc((size_t)N * sizeof(T));   // what origins get from here
+    ASSERT_TRUE(in && src);
+    for (int i = 0; i < N; i++)
+        src[i] = typed_value<T>(me, round, i, 0);
+    std::vector<T> got((size_t)n * N);
+    shmem_barrier_all();
+    for (int k = 1; k < n; k++) {
+        const int t = (me + k) % n;
+        for (int i = 0; i < N; i++) {
+            const T v = typed_value<T>(me, round, i, 1);
+            ASSERT_EQ(push(q, &in[(size_t)me * N + i], &v, 1, t, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(push(q, &got[(size_t)t * N + (size_t)(N - 1 - i)], &src[i], 1, t, SHMEM_OP_GET), 0);
+        }
+    }
+    ASSERT_EQ(shmem_queue_local_flush(q), 0);
+    shmem_barrier_all();
+    for (int k = 1; k < n; k++) {
+        const int t = (me + k) % n, o = (me + n - k) % n;
+        for (int i = 0; i < N; i++) {
+            const T g = typed_value<T>(t, round, N - 1 - i, 0), p = typed_value<T>(o, round, i, 1);
+            ASSERT_TRUE(got[(size_t)t * N + i] == g)
+                << "PE " << me << " get " << i << " from " << t << " (" << sizeof(T) << " bytes)";
+            ASSERT_TRUE(in[(size_t)o * N + i] == p)
+                << "PE " << me << " put " << i << " from " << o << " (" << sizeof(T) << " bytes)";
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(src);
+    shmem_free(in);
+}
+
+TEST(OffNode, QueueTypedBurstsNarrowAndWide)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes();
+    const bool offnode = shmem_team_n_pes(SHMEM_TEAM_SHARED) < n;
+    shmem_queue_t q;
+    shmem_queue_config_t c = comm_queue_cfg();
+    ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    for (int wide = 0; wide < 2; wide++) {
+        shmemi_burst_narrow_test_off = wide;
+        uint64_t before[6], after[6];
+        shmemi_am_burst_stats(before);
+        typed_round<char>(q, 4 * wide, shmem_char_queue_comm_push);
+        typed_round<int32_t>(q, 4 * wide + 1, shmem_int32_queue_comm_push);
+        typed_round<int64_t>(q, 4 * wide + 2, shmem_int64_queue_comm_push);
+        typed_round<long double>(q, 4 * wide + 3, shmem_longdouble_queue_comm_push);
+        shmemi_am_burst_stats(after);
+        if (offnode && shmemi_am_on()) { // [2], [3]: typed puts wide, narrow; [4], [5]: gets
+            EXPECT_GT(after[wide ? 2 : 3] - before[wide ? 2 : 3], 0u) << "PE " << me;
+            EXPECT_GT(after[wide ? 4 : 5] - before[wide ? 4 : 5], 0u) << "PE " << me;
+            EXPECT_EQ(after[wide ? 3 : 2] - before[wide ? 3 : 2], 0u) << "PE " << me;
+            EXPECT_EQ(after[wide ? 5 : 4] - before[wide ? 5 : 4], 0u) << "PE " << me;
+        }
+    }
+    shmemi_burst_narrow_test_off = 0;
+    ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
 }
 
 } // namespace

@@ -336,9 +336,10 @@ int shmemi_am_init(void);
 void shmemi_am_fini(void);
 void shmemi_am_describe(char *buf, size_t n);
 int shmemi_am_on(void); /* shmemi.offnode_am, for tests (C++ sees no shmemi_state_t) */
-/* Atomic bursts this PE sent through the AM transport: [0] as they are, [1] packed (one
- * operand for all; xport_am.c). For tests. */
-void shmemi_am_burst_stats(uint64_t out[2]);
+/* Bursts this PE sent through the AM transport (xport_am_burst.c), each kind as it is
+ * and packed: atomic [0], [1] (packed: one operand for all), typed put [2], [3] and typed
+ * get [4], [5] (packed: uint32 displacements). For tests. */
+void shmemi_am_burst_stats(uint64_t out[6]);
 void shmemi_node_inline(int on); /* rma_inline.h's fast path on/off */
 int shmemi_heap_init(void);
 void shmemi_heap_fini(void);

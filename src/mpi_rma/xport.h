@@ -155,6 +155,12 @@ typedef struct {
 int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
                           uint32_t n);
 void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src, uint32_t n);
+/* Every one of the n displacements below 4 GiB, so the burst may travel with uint32 ones
+ * (the AM transport's typed put and get bursts; packable above asks the same). */
+int shmemi_burst_disp32(const uint64_t *disp, uint32_t n);
+/* Tests only: nonzero keeps every burst's displacements 8 bytes wide (the form a region
+ * past 4 GiB needs), so the wide forms run in jobs whose regions are small. */
+extern int shmemi_burst_narrow_test_off;
 
 #include "xport_am.h" /* the AM transport (needs shmemi_xp_burst_t) */
 /* Space to build one burst's datatypes for up to maxrec records, in memory the caller

@@ -170,7 +170,8 @@ static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n)
     /* A flush leaves nothing to flush, and a get's own reply is waited for before any
      * completion counts it (quiet, or the caller), and proves every earlier request of
      * this origin to that server applied: neither needs a flush. */
-    if (h->kind == AM_FLUSH || h->kind == AM_GET || h->kind == AM_BTGET || h->kind == AM_BGET)
+    if (h->kind == AM_FLUSH || h->kind == AM_GET || h->kind == AM_BTGET ||
+        h->kind == AM_BTGETP || h->kind == AM_BGET)
         return MPI_SUCCESS;
     if (!o.dirty[server]) {
         o.dirty[server] = 1;
@@ -677,9 +678,9 @@ void shmemi_am_strided(const char *routine, const shmemi_target_t *t, int is_get
 size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st)
 {
     int server = shmemi_am.server[b->pe];
-    int typed = b->kind == SHMEMI_XB_TYPED_GETS;
+    int typed = b->kind == SHMEMI_XB_TYPED_GETS, packed = h->kind == AM_BTGETP;
     const void *req = typed ? (const void *)b->disp : (const void *)b->records;
-    size_t nreq = (size_t)b->n * (typed ? 8 : 24), total = 0;
+    size_t nreq = (size_t)b->n * (packed ? 4 : typed ? 8 : 24), total = 0;
     if (typed)
         total = (size_t)b->n * b->esize;
     else
@@ -724,7 +725,14 @@ size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_st
     if (rc != MPI_SUCCESS)
         shmemi_mpi_fail(am_routine, "MPI_Irecv", rc);
     h->tag = s + 1;
-    rc = try_send_req(server, h, req, nreq, NULL, 0); /* touches o.sends only: e stays */
+    if (packed) { /* uint32 displacements, narrowed while copied (the plain form copies) */
+        unsigned char *buf = req_buf(sizeof *h + nreq);
+        memcpy(buf, h, sizeof *h);
+        shmemi_burst_narrow(buf + sizeof *h, req, b->n);
+        rc = send_buf(server, h, buf, sizeof *h + nreq); /* touches o.sends only: e stays */
+    } else {
+        rc = try_send_req(server, h, req, nreq, NULL, 0);
+    }
     if (rc != MPI_SUCCESS) { /* nothing will answer: withdraw the receive */
         MPI_Cancel(&e->req);
         MPI_Wait(&e->req, MPI_STATUS_IGNORE);

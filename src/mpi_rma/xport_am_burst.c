@@ -4,13 +4,16 @@
  * its header, then the burst's own arrays as the queue wrote them (offsets, operands, or
  * the PUTS record stream), so the server applies it in record order (xport_am_serve.c).
  * Atomic bursts whose offsets fit 32 bits leave packed (AM_BURSTP: 4 bytes a record, one
- * operand). Get bursts go to the origin side (shmemi_am_burst_get, xport_am.c), which
+ * operand); typed put and get bursts whose offsets fit 32 bits carry them as uint32
+ * (AM_BTPUTP, AM_BTGETP: a quarter fewer bytes a put, half a get request's). Get bursts
+ * go to the origin side (shmemi_am_burst_get, xport_am.c), which
  * keeps their replies in flight until the queue's completion. The send, its lock and
  * the flow control are the origin side's. */
 #include "xport.h"
 #include "xport_am_proto.h"
 
-static uint64_t bursts[2]; /* atomic bursts sent as they are, packed (shmemi_am_burst_stats) */
+/* bursts sent as they are and packed: atomic, typed put, typed get (shmemi_am_burst_stats) */
+static uint64_t bursts[6];
 
 /* Bytes of a PUTS record stream of n records, and the payload bytes in it. */
 static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
@@ -41,10 +44,24 @@ static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t
     return buf;
 }
 
-void shmemi_am_burst_stats(uint64_t out[2])
+/* Typed puts with uint32 displacements (AM_BTPUTP), narrowed while they are copied into
+ * the request, which the plain form copies anyway; the values follow unaligned. */
+static unsigned char *btput_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
-    out[0] = __atomic_load_n(&bursts[0], __ATOMIC_RELAXED);
-    out[1] = __atomic_load_n(&bursts[1], __ATOMIC_RELAXED);
+    size_t nd = (size_t)b->n * 4, ne = (size_t)b->n * b->esize;
+    h->kind = AM_BTPUTP;
+    *n = sizeof *h + nd + ne;
+    unsigned char *buf = shmemi_am_req_buf(*n);
+    memcpy(buf, h, sizeof *h);
+    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)b->disp, b->n);
+    memcpy(buf + sizeof *h + nd, b->elems, ne);
+    return buf;
+}
+
+void shmemi_am_burst_stats(uint64_t out[6])
+{
+    for (int i = 0; i < 6; i++)
+        out[i] = __atomic_load_n(&bursts[i], __ATOMIC_RELAXED);
 }
 
 size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
@@ -69,6 +86,9 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         break;
     case SHMEMI_XB_TYPED_PUTS:
         h.kind = AM_BTPUT;
+        if (shmemi_burst_disp32(b->disp, b->n))
+            buf = btput_pack(b, &h, &n);
+        __atomic_add_fetch(&bursts[2 + (buf != NULL)], 1, __ATOMIC_RELAXED);
         break;
     case SHMEMI_XB_PUTS:
         h.kind = AM_BPUT;
@@ -77,9 +97,12 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         e = NULL;
         ne = 0;
         break;
-    case SHMEMI_XB_TYPED_GETS:
-        h.kind = AM_BTGET;
+    case SHMEMI_XB_TYPED_GETS: {
+        int packed = shmemi_burst_disp32(b->disp, b->n);
+        h.kind = packed ? AM_BTGETP : AM_BTGET;
+        __atomic_add_fetch(&bursts[4 + packed], 1, __ATOMIC_RELAXED);
         return shmemi_am_burst_get(b, &h, st);
+    }
     default:
         h.kind = AM_BGET;
         return shmemi_am_burst_get(b, &h, st);

@@ -38,8 +38,10 @@ enum {
     AM_BPUT,    /* puts: the record stream {disp, len, payload padded to 8} */
     AM_BTGET,   /* typed gets: len displacements; reply: len values of size bytes */
     AM_BGET,    /* gets: the records {disp, len, local address}; reply: the payloads packed */
-    AM_BURSTP   /* AM_BURST with one operand for all (INC, a histogram's adds of 1) and
+    AM_BURSTP,  /* AM_BURST with one operand for all (INC, a histogram's adds of 1) and
                    displacements below 4 GiB: len uint32 displacements, then the operand */
+    AM_BTPUTP,  /* AM_BTPUT, AM_BTGET with displacements below 4 GiB: len uint32 */
+    AM_BTGETP   /* displacements, then (puts) len values of size bytes */
 };
 
 typedef struct {

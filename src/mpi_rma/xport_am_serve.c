@@ -75,28 +75,46 @@ static void bad_burst(int origin)
     shmemi_fatal(routine, "malformed put/get burst from PE %d", origin);
 }
 
-/* The comm queue's put and get bursts (AM_BTPUT .. AM_BGET, xport_am_proto.h); pl holds
- * plen bytes after the header. Gets answer with the values in record order. */
+/* Record i's displacement in a typed burst whose displacements are dw (4 or 8) bytes. */
+static inline uint64_t typed_disp(const unsigned char *pl, uint64_t i, size_t dw)
+{
+    if (dw == 4) {
+        uint32_t d;
+        memcpy(&d, pl + i * 4, 4);
+        return d;
+    }
+    uint64_t d;
+    memcpy(&d, pl + i * 8, 8);
+    return d;
+}
+
+/* The comm queue's put and get bursts (AM_BTPUT .. AM_BGET, AM_BTPUTP, AM_BTGETP:
+ * xport_am_proto.h); pl holds plen bytes after the header. Gets answer with the values
+ * in record order. */
 static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen, int origin)
 {
     uint64_t cnt = h->len;
     size_t es = h->size;
     switch (h->kind) {
     case AM_BTPUT:
-    case AM_BTGET: {
-        if (es == 0 || cnt > plen / 8)
+    case AM_BTGET:
+    case AM_BTPUTP:
+    case AM_BTGETP: {
+        const int get = h->kind == AM_BTGET || h->kind == AM_BTGETP;
+        const size_t dw = h->kind == AM_BTPUTP || h->kind == AM_BTGETP ? 4 : 8;
+        if (es == 0 || cnt > plen / dw)
             bad_burst(origin);
-        if (h->kind == AM_BTPUT ? plen - cnt * 8 != cnt * es : plen != cnt * 8)
+        if (get ? plen != cnt * dw : plen - cnt * dw != cnt * es)
             bad_burst(origin);
         unsigned char *out = NULL;
-        if (h->kind == AM_BTGET && cnt && !(out = malloc(cnt * es)))
+        if (get && cnt && !(out = malloc(cnt * es)))
             shmemi_fatal(routine, "out of memory");
         /* the region once (at() checks it), then each record's range against its size */
         char *base = cnt ? at(h, 0, 0, origin) : NULL;
         size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
+        const unsigned char *val = pl + cnt * dw; /* a put's values */
         for (uint64_t i = 0; i < cnt; i++) {
-            uint64_t d;
-            memcpy(&d, pl + i * 8, 8);
+            uint64_t d = typed_disp(pl, i, dw);
             if (d > rsize || es > rsize - d)
                 at(h, d, es, origin); /* reports it */
             char *p = base + d;
@@ -107,11 +125,11 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             else if (out)
                 memcpy(out + i * es, p, es);
             else if (es == 8)
-                memcpy(p, pl + cnt * 8 + i * 8, 8);
+                memcpy(p, val + i * 8, 8);
             else
-                memcpy(p, pl + cnt * 8 + i * es, es);
+                memcpy(p, val + i * es, es);
         }
-        if (h->kind == AM_BTGET)
+        if (get)
             reply_owned(origin, h->tag, out, cnt * es);
         return;
     }
@@ -285,6 +303,8 @@ static void apply(const unsigned char *msg, size_t n, int origin)
     case AM_BPUT:
     case AM_BTGET:
     case AM_BGET:
+    case AM_BTPUTP:
+    case AM_BTGETP:
         apply_burst(&h, pl, n - sizeof h, origin);
         break;
     default:

@@ -1,7 +1,8 @@
-/* xport_pack.c: the packed form of an atomic burst (xport.h: shmemi_burst_packable,
- * shmemi_burst_narrow), shared by the AM transport's bursts (xport_am.c) and the comm
- * queue's own AM batches (src/queue/am.c): which bursts qualify, and the narrowing of
- * their displacements. Pure functions of the burst; no transport state. */
+/* xport_pack.c: the packed forms of bursts (xport.h: shmemi_burst_packable,
+ * shmemi_burst_disp32, shmemi_burst_narrow), shared by the AM transport's bursts
+ * (xport_am_burst.c, xport_am.c) and the comm queue's own AM batches (src/queue/am.c):
+ * which bursts qualify, and the narrowing of their displacements. Pure functions of the
+ * burst; no transport state. */
 #include "xport.h"
 
 #define SHMEMI_UNIFORM(T)                                                                \
@@ -16,8 +17,12 @@ SHMEMI_UNIFORM(uint64_t)
 SHMEMI_UNIFORM(uint32_t)
 #undef SHMEMI_UNIFORM
 
+int shmemi_burst_narrow_test_off;
+
 SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
 {
+    if (shmemi_burst_narrow_test_off)
+        return 0;
     if (shmemi.heap_size <= ((size_t)1 << 32) && shmemi.data_size <= ((size_t)1 << 32))
         return 1;
     uint64_t high = 0;
@@ -35,6 +40,11 @@ int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_
     if (!(esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
                      : uniform_uint32_t((const uint32_t *)(const void *)opnd, n)))
         return 0;
+    return below_4g(disp, n);
+}
+
+int shmemi_burst_disp32(const uint64_t *disp, uint32_t n)
+{
     return below_4g(disp, n);
 }
 
