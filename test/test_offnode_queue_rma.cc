@@ -355,7 +355,7 @@ TEST(OffNode, QueueTypedBurstsNarrowAndWide)
     shmem_queue_config_t c = comm_queue_cfg();
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
     for (int wide = 0; wide < 2; wide++) {
-        shmemi_burst_narrow_test_off = wide;
+        __atomic_store_n(&shmemi_burst_narrow_test_off, wide, __ATOMIC_RELAXED); // agent reads it
         uint64_t before[6], after[6];
         shmemi_am_burst_stats(before);
         typed_round<char>(q, 4 * wide, shmem_char_queue_comm_push);
@@ -370,7 +370,7 @@ TEST(OffNode, QueueTypedBurstsNarrowAndWide)
             EXPECT_EQ(after[wide ? 5 : 4] - before[wide ? 5 : 4], 0u) << "PE " << me;
         }
     }
-    shmemi_burst_narrow_test_off = 0;
+    __atomic_store_n(&shmemi_burst_narrow_test_off, 0, __ATOMIC_RELAXED);
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
 }
 

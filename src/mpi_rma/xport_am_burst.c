@@ -6,9 +6,9 @@
  * Atomic bursts whose offsets fit 32 bits leave packed (AM_BURSTP: 4 bytes a record, one
  * operand); typed put and get bursts whose offsets fit 32 bits carry them as uint32
  * (AM_BTPUTP, AM_BTGETP: a quarter fewer bytes a put, half a get request's). Get bursts
- * go to the origin side (shmemi_am_burst_get, xport_am.c), which
- * keeps their replies in flight until the queue's completion. The send, its lock and
- * the flow control are the origin side's. */
+ * go to the origin side (shmemi_am_burst_get, xport_am.c), which keeps their replies in
+ * flight until the queue's completion. The send, its lock and the flow control are the
+ * origin side's. */
 #include "xport.h"
 #include "xport_am_proto.h"
 

@@ -21,7 +21,7 @@ int shmemi_burst_narrow_test_off;
 
 SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
 {
-    if (shmemi_burst_narrow_test_off)
+    if (__atomic_load_n(&shmemi_burst_narrow_test_off, __ATOMIC_RELAXED)) /* the agent too */
         return 0;
     if (shmemi.heap_size <= ((size_t)1 << 32) && shmemi.data_size <= ((size_t)1 << 32))
         return 1;
