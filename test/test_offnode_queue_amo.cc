@@ -10,7 +10,7 @@
 
 #include "test_offnode_common.h"
 
-extern "C" void shmemi_am_burst_stats(uint64_t out[2]); // xport_am.c, for tests
+extern "C" void shmemi_am_burst_stats(uint64_t out[6]); // xport_am_burst.c, for tests
 extern "C" uint64_t shmemi_queue_comm_rheld(shmem_queue_t q); // cq_rhold.c, for tests
 
 namespace {
@@ -38,7 +38,7 @@ void queued_adds_to_idle_target(int how)
     long *flag = (long *)shmem_calloc(1, sizeof(long));
     ASSERT_TRUE(cells && hist && flag);
     const bool spin = spin_servable();
-    uint64_t before[2], after[2];
+    uint64_t before[6], after[6]; // atomic, typed put, typed get: plain, packed
     shmemi_am_burst_stats(before);
     // on another node than the target: its node's leader is not ours
     int mylead = shmem_team_translate_pe(SHMEM_TEAM_SHARED, 0, SHMEM_TEAM_WORLD);
@@ -214,7 +214,7 @@ template <typename T> void queued_bursts_exact(T (*w)[40])
 
 TEST(OffNode, QueuedAtomicBurstsExactPackedOrNot)
 {
-    uint64_t before[2], after[2];
+    uint64_t before[6], after[6]; // atomic, typed put, typed get: plain, packed
     shmemi_am_burst_stats(before);
     int64_t(*h64)[40] = (int64_t(*)[40])shmem_malloc(sizeof g_acc64);
     uint32_t(*h32)[40] = (uint32_t(*)[40])shmem_malloc(sizeof g_acc32);
