@@ -145,6 +145,21 @@ static unsigned char *req_copy(const am_req_t *h, const void *a, size_t na, cons
     return buf;
 }
 
+/* A request of header h, then disp[0..n) narrowed to uint32 (the packed burst forms:
+ * narrowed while copied, as the plain form copies anyway), then nt tail bytes. */
+unsigned char *shmemi_am_req_narrow(const am_req_t *h, const uint64_t *disp, uint32_t n,
+                                    const void *tail, size_t nt, size_t *len)
+{
+    size_t nd = (size_t)n * 4;
+    *len = sizeof *h + nd + nt;
+    unsigned char *buf = req_buf(*len);
+    memcpy(buf, h, sizeof *h);
+    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)disp, n);
+    if (nt)
+        memcpy(buf + sizeof *h + nd, tail, nt);
+    return buf;
+}
+
 static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n);
 
 static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
@@ -725,11 +740,10 @@ size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_st
     if (rc != MPI_SUCCESS)
         shmemi_mpi_fail(am_routine, "MPI_Irecv", rc);
     h->tag = s + 1;
-    if (packed) { /* uint32 displacements, narrowed while copied (the plain form copies) */
-        unsigned char *buf = req_buf(sizeof *h + nreq);
-        memcpy(buf, h, sizeof *h);
-        shmemi_burst_narrow(buf + sizeof *h, req, b->n);
-        rc = send_buf(server, h, buf, sizeof *h + nreq); /* touches o.sends only: e stays */
+    if (packed) { /* uint32 displacements */
+        size_t len;
+        unsigned char *buf = shmemi_am_req_narrow(h, b->disp, b->n, NULL, 0, &len);
+        rc = send_buf(server, h, buf, len); /* touches o.sends only: e stays */
     } else {
         rc = try_send_req(server, h, req, nreq, NULL, 0);
     }

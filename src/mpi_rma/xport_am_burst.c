@@ -30,32 +30,19 @@ static size_t puts_stream(const unsigned char *p, uint32_t n, size_t *bytes)
 }
 
 /* An atomic burst as AM_BURSTP: 4 bytes a record on the wire instead of 12 or 16, and a
- * quarter of the bytes for the server to read. The displacements are narrowed while they
- * are copied into the request, which the plain form copies anyway. */
+ * quarter of the bytes for the server to read; its one operand follows. */
 static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
     h->kind = AM_BURSTP;
     __atomic_add_fetch(&bursts[1], 1, __ATOMIC_RELAXED);
-    *n = sizeof *h + (size_t)b->n * 4 + b->esize;
-    unsigned char *buf = shmemi_am_req_buf(*n);
-    memcpy(buf, h, sizeof *h);
-    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)b->disp, b->n);
-    memcpy(buf + sizeof *h + (size_t)b->n * 4, b->elems, b->esize);
-    return buf;
+    return shmemi_am_req_narrow(h, b->disp, b->n, b->elems, b->esize, n);
 }
 
-/* Typed puts with uint32 displacements (AM_BTPUTP), narrowed while they are copied into
- * the request, which the plain form copies anyway; the values follow unaligned. */
+/* Typed puts with uint32 displacements (AM_BTPUTP); the values follow unaligned. */
 static unsigned char *btput_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
-    size_t nd = (size_t)b->n * 4, ne = (size_t)b->n * b->esize;
     h->kind = AM_BTPUTP;
-    *n = sizeof *h + nd + ne;
-    unsigned char *buf = shmemi_am_req_buf(*n);
-    memcpy(buf, h, sizeof *h);
-    shmemi_burst_narrow(buf + sizeof *h, (const unsigned char *)b->disp, b->n);
-    memcpy(buf + sizeof *h + nd, b->elems, ne);
-    return buf;
+    return shmemi_am_req_narrow(h, b->disp, b->n, b->elems, (size_t)b->n * b->esize, n);
 }
 
 void shmemi_am_burst_stats(uint64_t out[6])

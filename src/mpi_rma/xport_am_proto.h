@@ -152,6 +152,9 @@ void shmemi_am_throttle(int server);
  * progress hooks. */
 unsigned char *shmemi_am_req_copy(const am_req_t *h, const void *a, size_t na, const void *b,
                                   size_t nb, size_t *n);
+/* A request of header h, disp[0..n) narrowed to uint32, then nt tail bytes (malloc'd). */
+unsigned char *shmemi_am_req_narrow(const am_req_t *h, const uint64_t *disp, uint32_t n,
+                                    const void *tail, size_t nt, size_t *len);
 size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st);
 void shmemi_am_burst_throttle(int server);
 
