@@ -57,5 +57,5 @@ $SUDO rm -rf "$root/root/shmemq"
 $SUDO mkdir -p "$root/root/shmemq"
 git ls-files -co --exclude-standard -z | tar --null -cf - -T - | $SUDO tar -xf - -C "$root/root/shmemq"
 say "$($SUDO chroot "$root" sh -c 'mpichversion | head -1; ompi_info --version 2>/dev/null | head -1' | tr -s ' \n' ' ')"
-$SUDO chroot "$root" env HOME=/root SHMEMQ_CI_MPIS="mpich openmpi" SHMEMQ_CI_CHECKS="" \
+$SUDO chroot "$root" env HOME=/root SHMEMQ_CI_MPIS="mpich openmpi" SHMEMQ_CI_CHECKS="" SHMEMQ_CI_SCALE=openmpi \
   SHMEMQ_CI_CTEST="" bash -c 'cd /root/shmemq && bash ci/test.sh'
