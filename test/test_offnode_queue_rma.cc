@@ -1,7 +1,8 @@
 // test_offnode_queue_rma.cc: PEs of other nodes by default (issue 21;
 // test_offnode_common.h): queued puts and gets to a spinning PE that is not its node's
 // leader, queued gets to many PEs of other nodes in one epoch, and typed put and get
-// bursts with 4- and 8-byte displacements on the wire.
+// bursts with 4- and 8-byte displacements on the wire, and queued puts and gets to a
+// target that computes without calling the library.
 #include <gtest/gtest.h>
 #include <mpi.h>
 #include <shmem.h>
@@ -372,6 +373,78 @@ TEST(OffNode, QueueTypedBurstsNarrowAndWide)
     }
     __atomic_store_n(&shmemi_burst_narrow_test_off, 0, __ATOMIC_RELAXED);
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+}
+
+// Queued puts and gets to a target that computes and never calls the library: every other
+// PE queues typed puts, byte puts and typed gets to the last PE, flushes and raises its
+// flag; the target works in slices of 50 ms and between them only reads its flags with
+// plain loads (its node's agent or progress thread must serve while its own core is
+// busy). Off the node through the AM transport, between node peers through shared memory.
+TEST(OffNode, QueuePutsAndGetsToComputingTarget)
+{
+    const int me = shmem_my_pe(), n = shmem_n_pes(), t = n - 1;
+    const int N = 600, K = 120;
+    const bool servable = spin_servable();
+    long *tl = (long *)shmem_calloc((size_t)n * N, sizeof(long));
+    unsigned char *tb = (unsigned char *)shmem_calloc((size_t)n * K * 8, 1);
+    long *src = (long *)shmem_malloc((size_t)N * sizeof(long));
+    long *flags = (long *)shmem_calloc((size_t)n, sizeof(long));
+    ASSERT_TRUE(tl && tb && src && flags);
+    for (int i = 0; i < N; i++)
+        src[i] = me * 7919L + 3L * i + 5;
+    shmem_barrier_all();
+    if (me != t) {
+        shmem_queue_t q;
+        shmem_queue_config_t c = comm_queue_cfg();
+        ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+        std::vector<long> got((size_t)N, -1);
+        for (int i = 0; i < N; i++) {
+            const long v = me * 100003L + 11L * i;
+            ASSERT_EQ(shmem_long_queue_comm_push(q, &tl[(size_t)me * N + i], &v, 1, t, SHMEM_OP_PUT), 0);
+            ASSERT_EQ(shmem_long_queue_comm_push(q, &got[(size_t)i], &src[(i * 7) % N], 1, t,
+                                                 SHMEM_OP_GET), 0);
+        }
+        for (int k = 0; k < K; k++) {
+            unsigned char v[5];
+            for (int j = 0; j < 5; j++)
+                v[j] = (unsigned char)(me * 17 + k * 5 + j + 1);
+            ASSERT_EQ(shmem_queue_comm_pushmem(q, &tb[((size_t)me * K + k) * 8 + 1], v, 5, t,
+                                               SHMEM_OP_PUT), 0);
+        }
+        ASSERT_EQ(shmem_queue_local_flush(q), 0);
+        ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
+        shmem_long_atomic_set(&flags[me], 1, t);
+        shmem_quiet();
+        for (int i = 0; i < N; i++)
+            ASSERT_EQ(got[(size_t)i], t * 7919L + 3L * ((i * 7) % N) + 5) << "get " << i;
+    } else {
+        const double t0 = test_now();
+        int seen = 0;
+        if (!servable) // nobody serves a computing PE: wait in the library instead
+            for (int o = 0; o < n - 1; o++)
+                shmem_long_wait_until(&flags[o], SHMEM_CMP_EQ, 1);
+        while (seen < n - 1) {
+            compute_for(0.05);
+            seen = 0;
+            for (int o = 0; o < n - 1; o++)
+                seen += *(volatile long *)&flags[o] == 1;
+            ASSERT_LT(test_now() - t0, kDeadline) << seen << " of " << n - 1 << " flags came";
+        }
+        for (int o = 0; o < n - 1; o++) {
+            for (int i = 0; i < N; i++)
+                ASSERT_EQ(tl[(size_t)o * N + i], o * 100003L + 11L * i) << "PE " << o << " put " << i;
+            for (int k = 0; k < K; k++)
+                for (int j = 0; j < 8; j++) {
+                    const unsigned char want = j >= 1 && j < 6 ? (unsigned char)(o * 17 + k * 5 + j) : 0;
+                    ASSERT_EQ(tb[((size_t)o * K + k) * 8 + j], want) << "PE " << o << " byte " << k << "." << j;
+                }
+        }
+    }
+    shmem_barrier_all();
+    shmem_free(flags);
+    shmem_free(src);
+    shmem_free(tb);
+    shmem_free(tl);
 }
 
 } // namespace
