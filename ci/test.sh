@@ -38,7 +38,7 @@ for mpi in $MPIS; do
   t0=$SECONDS
   case "$mpi" in
     mpich-ofi)
-      # MPICH with --with-device=ch4:ofi, from the cache or built now (8-15 minutes on 2
+      # MPICH with --with-device=ch4:ofi, from the cache or built now (6-13 minutes on 2
       # cores when the cache is cold). configure takes mpicxx and mpiexec from the same prefix.
       echo "=== $mpi: MPICH ch4:ofi from ci/mpich-ofi.sh"
       if ! ofi_out=$(bash ci/mpich-ofi.sh); then

@@ -7,9 +7,9 @@
 # (the simulator's counts against real queues) at 16 as 4x4 and, its three-hop cases, as
 # 8x2 (a cross hop of 4 peers; at 4x4 each PE has one).
 # Through test/run-mpi.sh (the configured mpiexec and flags), each run with a time limit.
-# SHMEMQ_TEST_SCALE=0 skips it (exit 77, SKIP): CI runs it with the MPIs where 16 PEs on 2
-# cores take seconds (Debian's MPICH, Open MPI 4 and 5), not again with each MPICH build,
-# whose busy-polling waits make it 3 minutes (docs/testing.md).
+# SHMEMQ_TEST_SCALE=0 skips it (exit 77, SKIP): CI runs it with Debian's MPICH and with
+# Open MPI 4 and 5 (seconds there), not again with each other MPICH build, where it takes
+# 3 minutes: MPICH's waits busy-poll, and 16 processes share 2 cores (docs/testing.md).
 if [ "${SHMEMQ_TEST_SCALE:-1}" = 0 ]; then
   echo "SKIP: test/scale.sh (SHMEMQ_TEST_SCALE=0): 8 and 16 PE runs not asked for with this MPI"
   exit 77
