@@ -1,8 +1,8 @@
 #!/bin/bash
 # Memory-safety check (not part of .ci/run: it takes several times longer than ci/test.sh).
 # 1. Builds shmemq with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan and runs
-#    `make check` there (every test binary at 1, 2 and 4 PEs through test/run-mpi.sh; the
-#    sanitizer options below reach every PE through mpiexec's environment).
+#    `make check` there (every test binary at 1 and 2 PEs, 2 off the node and as two nodes of
+#    two through test/run-mpi.sh; the sanitizer options below reach every PE through mpiexec's environment).
 # 2. Checks the error path end to end: test/programs/bad_put.c puts to a PE that does not
 #    exist; without SHMEM_DEBUG the job must finish (exit 0) after a "[shmemq PE n]
 #    shmem_long_put: ..." message; with SHMEM_DEBUG=1 it must print the same and abort.
@@ -20,6 +20,11 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset SHMEM_DEBUG # the tests pass bad arguments on purpose; only the last check sets it
+# 1 and 2 PEs on one node, 2 off it and two nodes of two (4 PEs) unless SHMEMQ_TEST_NPES and
+# SHMEMQ_TEST_OFFNODE_NPES say otherwise: every transport path, at half the time of the
+# whole matrix (MPICH's 4-PE runs on 2 cores, slower again under ASan)
+export SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2}"
+export SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2}"
 # test/scale.sh's 8 and 16 PE runs: not under the sanitizers unless asked (3 minutes with
 # MPICH; the same binaries run at 1-4 PEs here, and at 16 in ci/test.sh's plain builds)
 export SHMEMQ_TEST_SCALE="${SHMEMQ_TEST_SCALE-0}"

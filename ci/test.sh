@@ -1,6 +1,6 @@
 #!/bin/bash
 # README command 2: build with -Werror and run the whole test suite (every GoogleTest binary at
-# 1, 2 and 4 PEs) against MPICH built with ch4:ofi (libfabric; built once by ci/mpich-ofi.sh
+# 1, 2 and 4 PEs, on one node and as separate nodes) against MPICH built with ch4:ofi (libfabric; built once by ci/mpich-ofi.sh
 # and cached), against Debian's MPICH (ch4:ucx), then against Open MPI. Ends with
 # "N passed, M failed" where a unit is one test binary run at one PE count with one MPI.
 # SHMEMQ_CI_MPIS selects MPIs from "mpich-ofi mpich openmpi" (e.g. SHMEMQ_CI_MPIS=mpich);
@@ -23,6 +23,13 @@ CTEST_MPI="${SHMEMQ_CI_CTEST-mpich}"
 # (ci/long.sh), valgrind, the sanitizer build, and the suite on Debian 13's MPICH 4.2 and
 # Open MPI 5 (ci/debian13.sh)
 CHECKS="${SHMEMQ_CI_CHECKS-long valgrind sanitize debian13}"
+# the MPIs whose suite runs the whole PE matrix of test/run-mpi.sh (1, 2 and 4 PEs on one
+# node, 2 and 4 PEs each its own node, two nodes of two): Debian's MPICH (ch4:ucx) and Open
+# MPI. The others (MPICH ch4:ofi; in ci/debian13.sh, MPICH 4.2) run 1 and 2 PEs, 2 PEs off
+# the node and two nodes of two, which reach every transport path: what they test is how
+# another MPI behaves, and MPICH's 4-PE runs on 2 cores cost half of a suite's time
+# (docs/testing.md). SHMEMQ_TEST_NPES and SHMEMQ_TEST_OFFNODE_NPES, when set, win.
+FULL_MPIS=" ${SHMEMQ_CI_FULL-mpich openmpi} "
 # the MPIs whose suite includes test/scale.sh (8 and 16 PEs on 2 cores): seconds with Open
 # MPI, 3 minutes with an MPICH (its waits busy-poll), so one MPICH runs it, not every build
 SCALE_MPIS=" ${SHMEMQ_CI_SCALE-mpich openmpi} "
@@ -73,7 +80,13 @@ for mpi in $MPIS; do
     *" $mpi "*) scale=1 ;;
     *) scale=0 ;;
   esac
-  ( cd "$dir" && export SHMEMQ_TEST_SCALE=$scale &&
+  case "$FULL_MPIS" in
+    *" $mpi "*) npes=(SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2 4}"
+                      SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2 4}") ;;
+    *) npes=(SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2}"
+             SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2}") ;;
+  esac
+  ( cd "$dir" && export SHMEMQ_TEST_SCALE=$scale "${npes[@]}" &&
     ../configure "${mpi_vars[@]}" CFLAGS="$FLAGS" CXXFLAGS="$cxxflags" --prefix="$PWD/_inst" >configure.out 2>&1 &&
     make -j"$(nproc)" >build.out 2>&1 &&
     "${check[@]}" >check.out 2>&1 )
