@@ -22,6 +22,6 @@ test_agree_watchdog_LDADD = $(SHMEMQ_LIBS)
 test_agree_watchdog_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += test/agree_watchdog.sh
 if BUILD_TESTS
-TESTS += test/agree_watchdog.sh
+SCRIPT_TESTS += test/agree_watchdog.sh
 test/agree_watchdog.log: test/agree_watchdog$(EXEEXT)
 endif

@@ -63,12 +63,12 @@ examples_ring_LDFLAGS = $(NOINSTALL_FLAGS)
 # files). A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am); no build needed.
 EXTRA_DIST += test/lint_transport.sh
 if BUILD_TESTS
-TESTS += test/lint_transport.sh
+SCRIPT_TESTS += test/lint_transport.sh
 endif
 
 # The runtime neither includes nor calls the queue layer (docs/architecture.md).
 # A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
 EXTRA_DIST += test/layers.sh
 if BUILD_TESTS
-TESTS += test/layers.sh
+SCRIPT_TESTS += test/layers.sh
 endif

@@ -12,7 +12,7 @@ test_pshmem_all_CFLAGS = $(AM_CFLAGS) -Werror=implicit-function-declaration
 test_pshmem_all_LDADD = $(SHMEMQ_LIBS)
 test_pshmem_all_LDFLAGS = $(NOINSTALL_FLAGS)
 if BUILD_TESTS
-TESTS += test/robust_pshmem.sh
+SCRIPT_TESTS += test/robust_pshmem.sh
 test/robust_pshmem.log: test/pshmem_all$(EXEEXT)
 endif
 
@@ -34,7 +34,7 @@ test_global_exit_SOURCES = test/programs/global_exit.c
 test_global_exit_LDADD = $(SHMEMQ_LIBS)
 test_global_exit_LDFLAGS = $(NOINSTALL_FLAGS)
 if BUILD_TESTS
-TESTS += test/robust_global_exit.sh
+SCRIPT_TESTS += test/robust_global_exit.sh
 test/robust_global_exit.log: test/global_exit$(EXEEXT)
 endif
 
@@ -60,7 +60,7 @@ test_promises_LDADD = $(SHMEMQ_LIBS)
 test_promises_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += test/promises.sh
 if BUILD_TESTS
-TESTS += test/promises.sh
+SCRIPT_TESTS += test/promises.sh
 test/promises.log: test/promises$(EXEEXT)
 endif
 
@@ -72,6 +72,6 @@ test_agent_LDADD = $(SHMEMQ_LIBS)
 test_agent_LDFLAGS = $(NOINSTALL_FLAGS)
 EXTRA_DIST += test/agent.sh
 if BUILD_TESTS
-TESTS += test/agent.sh
+SCRIPT_TESTS += test/agent.sh
 test/agent.log: test/agent$(EXEEXT) shmemq_info$(EXEEXT)
 endif

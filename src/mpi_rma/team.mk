@@ -47,7 +47,7 @@ endif
 # and checks what shmemq_info says.
 EXTRA_DIST += test/coll_wait.sh
 if BUILD_TESTS
-TESTS += test/coll_wait.sh
+SCRIPT_TESTS += test/coll_wait.sh
 test/coll_wait.log: test/test_coll$(EXEEXT) test/test_dataq$(EXEEXT) shmemq_info$(EXEEXT)
 endif
 

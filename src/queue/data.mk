@@ -52,7 +52,7 @@ endif
 # (SHMEMQ_DATAQ_EXCHANGE=nbx), in every configuration run-mpi.sh runs: test/dataq_nbx.sh
 EXTRA_DIST += test/dataq_nbx.sh
 if BUILD_TESTS
-TESTS += test/dataq_nbx.sh
+SCRIPT_TESTS += test/dataq_nbx.sh
 test/dataq_nbx.log: test/test_dataq$(EXEEXT) test/test_dataq_inline$(EXEEXT)
 endif
 

@@ -12,7 +12,7 @@ test_test_scale_LDFLAGS = $(NOINSTALL_FLAGS)
 
 # test_scale again at 8 and 16 PEs (oversubscribed), on one node and in nodes of 2 and 4
 EXTRA_DIST += test/scale.sh
-TESTS += test/scale.sh
+SCRIPT_TESTS += test/scale.sh
 test/scale.log: test/test_scale$(EXEEXT) test/test_dataq_route$(EXEEXT) \
 	test/test_dataq_route3$(EXEEXT)
 endif

@@ -8,6 +8,6 @@ shmemq_info_LDADD = $(SHMEMQ_LIBS)
 # the library reads. A .sh test: run by the shell (TEST_EXTENSIONS in Makefile.am).
 EXTRA_DIST += test/info.sh
 if BUILD_TESTS
-TESTS += test/info.sh
+SCRIPT_TESTS += test/info.sh
 test/info.log: shmemq_info$(EXEEXT)
 endif

@@ -20,6 +20,6 @@ test_test_stress_LDADD = $(TEST_LIBS)
 test_test_stress_LDFLAGS = $(NOINSTALL_FLAGS)
 CLEANFILES += test/test_stress$(EXEEXT)
 
-TESTS += test/stress/stress.sh
+SCRIPT_TESTS += test/stress/stress.sh
 test/stress/stress.log: test/test_stress$(EXEEXT)
 endif
