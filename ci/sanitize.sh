@@ -1,8 +1,9 @@
 #!/bin/bash
-# Memory-safety check (not part of .ci/run: it takes several times longer than ci/test.sh).
+# Memory-safety check (ci/test.sh runs it as its `sanitize` check).
 # 1. Builds shmemq with AddressSanitizer + UndefinedBehaviorSanitizer in build-asan and runs
 #    `make check` there (every test binary at 1 and 2 PEs, 2 off the node and as two nodes of
-#    two through test/run-mpi.sh; the sanitizer options below reach every PE through mpiexec's environment).
+#    two through test/run-mpi.sh; the sanitizer options below reach every PE through
+#    mpiexec's environment).
 # 2. Checks the error path end to end: test/programs/bad_put.c puts to a PE that does not
 #    exist; without SHMEM_DEBUG the job must finish (exit 0) after a "[shmemq PE n]
 #    shmem_long_put: ..." message; with SHMEM_DEBUG=1 it must print the same and abort.

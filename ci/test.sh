@@ -1,7 +1,8 @@
 #!/bin/bash
-# README command 2: build with -Werror and run the whole test suite (every GoogleTest binary at
-# 1, 2 and 4 PEs, on one node and as separate nodes) against MPICH built with ch4:ofi (libfabric; built once by ci/mpich-ofi.sh
-# and cached), against Debian's MPICH (ch4:ucx), then against Open MPI. Ends with
+# README command 2: build with -Werror and run the whole test suite (every GoogleTest binary
+# at 1, 2 and 4 PEs, on one node and as separate nodes; FULL_MPIS below) against MPICH built
+# with ch4:ofi (libfabric; built once by ci/mpich-ofi.sh and cached), against Debian's MPICH
+# (ch4:ucx), then against Open MPI. Ends with
 # "N passed, M failed" where a unit is one test binary run at one PE count with one MPI.
 # SHMEMQ_CI_MPIS selects MPIs from "mpich-ofi mpich openmpi" (e.g. SHMEMQ_CI_MPIS=mpich);
 # Debian's MPICH runs its suite through ctest, the others through make check
@@ -25,10 +26,10 @@ CTEST_MPI="${SHMEMQ_CI_CTEST-mpich}"
 CHECKS="${SHMEMQ_CI_CHECKS-long valgrind sanitize debian13}"
 # the MPIs whose suite runs the whole PE matrix of test/run-mpi.sh (1, 2 and 4 PEs on one
 # node, 2 and 4 PEs each its own node, two nodes of two): Debian's MPICH (ch4:ucx) and Open
-# MPI 4. The others (MPICH ch4:ofi; in ci/debian13.sh, MPICH 4.2 and Open MPI 5) run 1 and 2 PEs, 2 PEs off
-# the node and two nodes of two, which reach every transport path: what they test is how
-# another MPI behaves, and MPICH's 4-PE runs on 2 cores cost half of a suite's time
-# (docs/testing.md). SHMEMQ_TEST_NPES and SHMEMQ_TEST_OFFNODE_NPES, when set, win.
+# MPI 4. The others (MPICH ch4:ofi; in ci/debian13.sh, MPICH 4.2 and Open MPI 5) run 1 and
+# 2 PEs, 2 PEs off the node and two nodes of two, which reach every transport path: what
+# they test is how another MPI behaves, and MPICH's 4-PE runs on 2 cores cost half of a
+# suite's time (docs/testing.md). SHMEMQ_TEST_NPES and SHMEMQ_TEST_OFFNODE_NPES, when set, win.
 FULL_MPIS=" ${SHMEMQ_CI_FULL-mpich openmpi} "
 # the MPIs whose suite includes test/scale.sh (8 and 16 PEs on 2 cores): 20 s with Open
 # MPI, 3 minutes with an MPICH (16 processes whose waits busy-poll on 2 cores); the routing

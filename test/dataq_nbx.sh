@@ -2,8 +2,8 @@
 # dataq_nbx.sh: all of test_dataq and test_dataq_inline with SHMEMQ_DATAQ_EXCHANGE=nbx,
 # so every direct flush goes through the sparse exchange (src/queue/dq_nbx.c), in every
 # configuration run-mpi.sh runs (by default 1, 2, 4 PEs; every PE its own node at 2 and 4;
-# nodes of two at 4; fewer where the environment says, as ci/test.sh's smaller matrix). test_dataq checks that its queues report SHMEMX_QUEUE_MODE_DATA_NBX
-# under it.
+# nodes of two at 4; fewer where the environment says, as ci/test.sh's smaller matrix).
+# test_dataq checks that its queues report SHMEMX_QUEUE_MODE_DATA_NBX under it.
 top="${top_builddir:-.}"
 status=0
 for t in test_dataq test_dataq_inline; do
