@@ -10,7 +10,7 @@
 # Environment: SHMEMQ_SANITIZE_MPI=mpich|openmpi (default mpich), SHMEMQ_TEST_NPES as for
 # run-mpi.sh. Exit status 0 only when everything passed.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 top=$PWD
 mpi="${SHMEMQ_SANITIZE_MPI:-mpich}"
 SAN="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer"
@@ -21,11 +21,10 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 unset SHMEM_DEBUG # the tests pass bad arguments on purpose; only the last check sets it
-# 1 and 2 PEs on one node, 2 off it and two nodes of two (4 PEs) unless SHMEMQ_TEST_NPES and
-# SHMEMQ_TEST_OFFNODE_NPES say otherwise: every transport path, at half the time of the
-# whole matrix (MPICH's 4-PE runs on 2 cores, slower again under ASan)
-export SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2}"
-export SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2}"
+# the smaller PE matrix (ci/small-matrix.sh; MPICH's 4-PE runs on 2 cores are slower again
+# under ASan)
+. ci/small-matrix.sh
+ci_small_matrix
 # test/scale.sh's 8 and 16 PE runs: not under the sanitizers unless asked (3 minutes with
 # MPICH; the same binaries run at 1-4 PEs here, and at 16 in ci/test.sh's plain builds)
 export SHMEMQ_TEST_SCALE="${SHMEMQ_TEST_SCALE-0}"

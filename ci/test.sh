@@ -31,6 +31,7 @@ CHECKS="${SHMEMQ_CI_CHECKS-long valgrind sanitize debian13}"
 # they test is how another MPI behaves, and MPICH's 4-PE runs on 2 cores cost half of a
 # suite's time (docs/testing.md). SHMEMQ_TEST_NPES and SHMEMQ_TEST_OFFNODE_NPES, when set, win.
 FULL_MPIS=" ${SHMEMQ_CI_FULL-mpich openmpi} "
+. ci/small-matrix.sh
 # the MPIs whose suite includes test/scale.sh (8 and 16 PEs on 2 cores): 20 s with Open
 # MPI, 3 minutes with an MPICH (16 processes whose waits busy-poll on 2 cores); the routing
 # it tests is the library's, and Open MPI 4 and 5 run it
@@ -83,12 +84,10 @@ for mpi in $MPIS; do
     *) scale=0 ;;
   esac
   case "$FULL_MPIS" in
-    *" $mpi "*) npes=(SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2 4}"
-                      SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2 4}") ;;
-    *) npes=(SHMEMQ_TEST_NPES="${SHMEMQ_TEST_NPES-1 2}"
-             SHMEMQ_TEST_OFFNODE_NPES="${SHMEMQ_TEST_OFFNODE_NPES-2}") ;;
+    *" $mpi "*) full=1 ;;
+    *) full=0 ;;
   esac
-  ( cd "$dir" && export SHMEMQ_TEST_SCALE=$scale "${npes[@]}" &&
+  ( cd "$dir" && export SHMEMQ_TEST_SCALE=$scale && { [ $full = 1 ] || ci_small_matrix; } &&
     ../configure "${mpi_vars[@]}" CFLAGS="$FLAGS" CXXFLAGS="$cxxflags" --prefix="$PWD/_inst" >configure.out 2>&1 &&
     make -j"$(nproc)" >build.out 2>&1 &&
     "${check[@]}" >check.out 2>&1 )
