@@ -144,7 +144,14 @@ typedef struct {
     const uint64_t *disp;  /* ATOMICS, TYPED_*: offsets in the region */
     unsigned char *elems;  /* ATOMICS: operands; TYPED_PUTS: values; TYPED_GETS: addresses */
     unsigned char *records; /* PUTS, GETS: the record stream */
+    /* Records for several PEs of pe's node (the comm queue's node-routed chunks,
+     * SHMEMQ_QUEUE_ROUTE=node): each displacement carries its target's rank on that node
+     * in bits SHMEMI_XB_TAG_SHIFT and up. The AM transport only (its server maps every PE
+     * of its node); shmemi_xp_burst refuses it on MPI. */
+    int tagged;
 } shmemi_xp_burst_t;
+#define SHMEMI_XB_TAG_SHIFT 48
+#define SHMEMI_XB_OFF_MASK (((uint64_t)1 << SHMEMI_XB_TAG_SHIFT) - 1)
 
 /* Packed atomic bursts (xport_am.c): 32-bit displacements and one operand for all, a
  * quarter of the bytes. The AM transport's bursts and the comm queue's own AM batches
@@ -158,6 +165,9 @@ void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src, uint32_t 
 /* Every one of the n displacements below 4 GiB, so the burst may travel with uint32 ones
  * (the AM transport's typed put and get bursts; packable above asks the same). */
 int shmemi_burst_disp32(const uint64_t *disp, uint32_t n);
+/* Every one of the n operands (esize 4 or 8 bytes) the same (packable's other half, for
+ * tagged bursts, whose offsets the AM transport tests past their tags). */
+int shmemi_burst_uniform(const unsigned char *opnd, size_t esize, uint32_t n);
 /* Tests only: nonzero keeps every burst's displacements 8 bytes wide (the form a region
  * past 4 GiB needs), so the wide forms run in jobs whose regions are small. */
 extern int shmemi_burst_narrow_test_off;
@@ -323,6 +333,8 @@ static inline size_t shmemi_xp_burst(const shmemi_xp_burst_t *b, shmemi_mpi_burs
 {
     if (shmemi.offnode_am) /* a node peer's burst would be served right too, by our leader */
         return shmemi_am_burst(b, st);
+    if (SHMEMI_UNLIKELY(b->tagged)) /* the queue routes by node only over AM */
+        shmemi_fatal("shmemq comm queue", "a node-routed burst without the AM transport");
     return shmemi_mpi_burst(b, sc, st);
 }
 /* The comm queue's one put (done SHMEMI_XP_LOCAL) or get (SHMEMI_XP_NBI) too big for a

@@ -160,6 +160,23 @@ unsigned char *shmemi_am_req_narrow(const am_req_t *h, const uint64_t *disp, uin
     return buf;
 }
 
+unsigned char *shmemi_am_req_narrow_tagged(const am_req_t *h, const uint64_t *disp, uint32_t n,
+                                           const void *tail, size_t nt, size_t *len)
+{
+    *len = sizeof *h + (size_t)n * 6 + nt;
+    unsigned char *buf = req_buf(*len), *p = buf + sizeof *h;
+    memcpy(buf, h, sizeof *h);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t off = (uint32_t)(disp[i] & SHMEMI_XB_OFF_MASK);
+        uint16_t lr = (uint16_t)(disp[i] >> SHMEMI_XB_TAG_SHIFT);
+        memcpy(p + i * 4, &off, 4);
+        memcpy(p + (size_t)n * 4 + i * 2, &lr, 2);
+    }
+    if (nt)
+        memcpy(p + (size_t)n * 6, tail, nt);
+    return buf;
+}
+
 static int send_buf(int server, const am_req_t *h, unsigned char *buf, size_t n);
 
 static int try_send_req(int server, am_req_t *h, const void *a, size_t na, const void *b,
@@ -695,7 +712,7 @@ size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_st
     int server = shmemi_am.server[b->pe];
     int typed = b->kind == SHMEMI_XB_TYPED_GETS, packed = h->kind == AM_BTGETP;
     const void *req = typed ? (const void *)b->disp : (const void *)b->records;
-    size_t nreq = (size_t)b->n * (packed ? 4 : typed ? 8 : 24), total = 0;
+    size_t nreq = (size_t)b->n * (packed ? (h->tagged ? 6 : 4) : typed ? 8 : 24), total = 0;
     if (typed)
         total = (size_t)b->n * b->esize;
     else
@@ -742,7 +759,8 @@ size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_st
     h->tag = s + 1;
     if (packed) { /* uint32 displacements */
         size_t len;
-        unsigned char *buf = shmemi_am_req_narrow(h, b->disp, b->n, NULL, 0, &len);
+        unsigned char *buf = h->tagged ? shmemi_am_req_narrow_tagged(h, b->disp, b->n, NULL, 0, &len)
+                                       : shmemi_am_req_narrow(h, b->disp, b->n, NULL, 0, &len);
         rc = send_buf(server, h, buf, len); /* touches o.sends only: e stays */
     } else {
         rc = try_send_req(server, h, req, nreq, NULL, 0);

@@ -65,6 +65,12 @@ void shmemi_am_burst_bytes(int is_get, void *buf, size_t len, int pe, int region
  * waiting runs no progress hook (the queue is in the middle of its own state changes). */
 void shmemi_am_burst_quiet(int pe);
 
+/* Where a PE's node is served (with shmemi.offnode_am): the world rank of its node's
+ * server and its own rank on its node; the comm queue's node routing (cq_route.c) is
+ * built from them. */
+int shmemi_am_server_of(int pe);
+int shmemi_am_lrank_of(int pe);
+
 /* ---- shared by the xport_am*.c files ---- */
 int shmemi_am_serve(void *arg); /* the progress hook (requests applied); also called by waiting origins */
 int shmemi_am_serve_init(void);  /* after the communicator exists, on servers */

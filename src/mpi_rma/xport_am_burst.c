@@ -5,7 +5,9 @@
  * the PUTS record stream), so the server applies it in record order (xport_am_serve.c).
  * Atomic bursts whose offsets fit 32 bits leave packed (AM_BURSTP: 4 bytes a record, one
  * operand); typed put and get bursts whose offsets fit 32 bits carry them as uint32
- * (AM_BTPUTP, AM_BTGETP: a quarter fewer bytes a put, half a get request's). Get bursts
+ * (AM_BTPUTP, AM_BTGETP: a quarter fewer bytes a put, half a get request's). A tagged
+ * (node-routed) burst, whose displacements' top bits name the PE of the node, packs the
+ * same way with its tags after the offsets as uint16 node ranks. Get bursts
  * go to the origin side (shmemi_am_burst_get, xport_am.c), which keeps their replies in
  * flight until the queue's completion. The send, its lock and the flow control are the
  * origin side's. */
@@ -38,6 +40,17 @@ static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t
     return shmemi_am_req_narrow(h, b->disp, b->n, b->elems, b->esize, n);
 }
 
+/* Whether every offset of a tagged burst is below 4 GiB (the tags aside). */
+static int tagged_disp32(const uint64_t *disp, uint32_t n)
+{
+    if (__atomic_load_n(&shmemi_burst_narrow_test_off, __ATOMIC_RELAXED))
+        return 0;
+    uint64_t high = 0;
+    for (uint32_t i = 0; i < n; i++)
+        high |= disp[i] & SHMEMI_XB_OFF_MASK;
+    return (high >> 32) == 0;
+}
+
 /* Typed puts with uint32 displacements (AM_BTPUTP); the values follow unaligned. */
 static unsigned char *btput_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
@@ -58,6 +71,7 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     h.region = (uint8_t)b->region;
     h.size = (uint8_t)b->esize;
     h.pe = b->pe;
+    h.tagged = (uint8_t)(b->tagged != 0);
     h.len = b->n;
     const void *a = b->disp, *e = b->elems;
     size_t na = (size_t)b->n * 8, ne = (size_t)b->n * b->esize, bytes = ne, n;
@@ -66,15 +80,28 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
     case SHMEMI_XB_ATOMICS:
         h.kind = AM_BURST;
         h.op = (uint8_t)b->op;
-        if (shmemi_burst_packable(b->disp, b->elems, b->esize, b->n))
+        if (b->tagged) {
+            /* shmemi_burst_packable's test of the offsets would see the tags */
+            if (shmemi_burst_uniform(b->elems, b->esize, b->n) && tagged_disp32(b->disp, b->n)) {
+                h.kind = AM_BURSTP;
+                __atomic_add_fetch(&bursts[1], 1, __ATOMIC_RELAXED);
+                buf = shmemi_am_req_narrow_tagged(&h, b->disp, b->n, b->elems, b->esize, &n);
+            } else
+                __atomic_add_fetch(&bursts[0], 1, __ATOMIC_RELAXED);
+        } else if (shmemi_burst_packable(b->disp, b->elems, b->esize, b->n))
             buf = burst_pack(b, &h, &n);
         else
             __atomic_add_fetch(&bursts[0], 1, __ATOMIC_RELAXED);
         break;
     case SHMEMI_XB_TYPED_PUTS:
         h.kind = AM_BTPUT;
-        if (shmemi_burst_disp32(b->disp, b->n))
+        if (b->tagged && tagged_disp32(b->disp, b->n)) {
+            h.kind = AM_BTPUTP;
+            buf = shmemi_am_req_narrow_tagged(&h, b->disp, b->n, b->elems,
+                                              (size_t)b->n * b->esize, &n);
+        } else if (!b->tagged && shmemi_burst_disp32(b->disp, b->n)) {
             buf = btput_pack(b, &h, &n);
+        }
         __atomic_add_fetch(&bursts[2 + (buf != NULL)], 1, __ATOMIC_RELAXED);
         break;
     case SHMEMI_XB_PUTS:
@@ -85,7 +112,7 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         ne = 0;
         break;
     case SHMEMI_XB_TYPED_GETS: {
-        int packed = shmemi_burst_disp32(b->disp, b->n);
+        int packed = b->tagged ? tagged_disp32(b->disp, b->n) : shmemi_burst_disp32(b->disp, b->n);
         h.kind = packed ? AM_BTGETP : AM_BTGET;
         __atomic_add_fetch(&bursts[4 + packed], 1, __ATOMIC_RELAXED);
         return shmemi_am_burst_get(b, &h, st);

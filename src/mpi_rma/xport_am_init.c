@@ -49,11 +49,19 @@ int shmemi_am_init(void)
     shmemi.offnode_am = all[0];
     if (!all[0])
         return 0;
+    /* every PE's server and its rank on its node (one allgather of pairs, then split) */
+    int mine[2] = {leader, 0}, *pairs = malloc(2 * sizeof(int) * (size_t)shmemi.n_pes);
     shmemi_am.server = malloc(sizeof(int) * (size_t)shmemi.n_pes);
-    if (!shmemi_am.server)
+    shmemi_am.lrank = malloc(sizeof(int) * (size_t)shmemi.n_pes);
+    if (!pairs || !shmemi_am.server || !shmemi_am.lrank)
         shmemi_fatal("shmem_init", "out of memory");
-    SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(&leader, 1, MPI_INT, shmemi_am.server, 1, MPI_INT,
-                                                 shmemi.comm));
+    MPI_Comm_rank(shmemi.node_comm, &mine[1]);
+    SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, shmemi.comm));
+    for (int p = 0; p < shmemi.n_pes; p++) {
+        shmemi_am.server[p] = pairs[2 * p];
+        shmemi_am.lrank[p] = pairs[2 * p + 1];
+    }
+    free(pairs);
     SHMEMI_MPI_CHECK("shmem_init", MPI_Comm_dup(shmemi.comm, &shmemi_am.comm));
     MPI_Comm_set_errhandler(shmemi_am.comm, MPI_ERRORS_RETURN);
     int ub_ok = 0, *ub = NULL;
@@ -74,9 +82,21 @@ void shmemi_am_fini(void)
         shmemi_am_serve_fini();
     MPI_Comm_free(&shmemi_am.comm);
     free(shmemi_am.server);
+    free(shmemi_am.lrank);
     shmemi_am.server = NULL;
+    shmemi_am.lrank = NULL;
     shmemi_am.is_server = 0;
     shmemi.offnode_am = 0;
+}
+
+int shmemi_am_server_of(int pe)
+{
+    return shmemi_am.server[pe];
+}
+
+int shmemi_am_lrank_of(int pe)
+{
+    return shmemi_am.lrank[pe];
 }
 
 int shmemi_am_on(void)

@@ -46,7 +46,10 @@ enum {
 
 typedef struct {
     uint8_t kind, region, size, op; /* region 0 heap, 1 data; op shmemi_xop_t */
-    uint8_t amokind, pad[3];        /* SHMEMI_AMO_* */
+    uint8_t amokind;                /* SHMEMI_AMO_* */
+    uint8_t tagged;                 /* bursts: each displacement carries its target's rank
+                                       on the server's node (shmemi_xp_burst_t.tagged) */
+    uint8_t pad[2];
     int32_t pe;                     /* target, world PE (on the server's node) */
     int32_t tag;                    /* reply tag, 0: no reply */
     uint64_t off;                   /* offset in the region */
@@ -127,6 +130,7 @@ static inline void am_pends_fini(am_pends_t *p, void (*wait)(MPI_Request *),
 typedef struct {
     MPI_Comm comm;
     int *server;  /* world PE -> world rank of its node's server */
+    int *lrank;   /* world PE -> its rank on its node (node-routed bursts' tags) */
     int is_server;
     char why[160]; /* what shmemi_am_describe says */
 } am_state_t;
@@ -155,6 +159,10 @@ unsigned char *shmemi_am_req_copy(const am_req_t *h, const void *a, size_t na, c
 /* A request of header h, disp[0..n) narrowed to uint32, then nt tail bytes (malloc'd). */
 unsigned char *shmemi_am_req_narrow(const am_req_t *h, const uint64_t *disp, uint32_t n,
                                     const void *tail, size_t nt, size_t *len);
+/* The same for a tagged burst whose offsets are below 4 GiB: n uint32 offsets, then the n
+ * tags as uint16 node ranks, then the tail (6 bytes a record instead of 8 or 16). */
+unsigned char *shmemi_am_req_narrow_tagged(const am_req_t *h, const uint64_t *disp, uint32_t n,
+                                           const void *tail, size_t nt, size_t *len);
 size_t shmemi_am_burst_get(const shmemi_xp_burst_t *b, am_req_t *h, shmemi_xp_status_t *st);
 void shmemi_am_burst_throttle(int server);
 

@@ -20,6 +20,11 @@ static struct {
     unsigned char *buf;
     size_t cap;
     am_pends_t replies; /* replies in flight, each with its copy */
+    /* node-routed bursts (tagged): the node's PEs by node rank, and their regions' bases
+     * as mapped here */
+    int nl;
+    int *lr_pe;
+    char **lr_base[2];
 } sv = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *routine = "shmemq AM server";
@@ -75,12 +80,34 @@ static void bad_burst(int origin)
     shmemi_fatal(routine, "malformed put/get burst from PE %d", origin);
 }
 
-/* Record i's displacement in a typed burst whose displacements are dw (4 or 8) bytes. */
-static inline uint64_t typed_disp(const unsigned char *pl, uint64_t i, size_t dw)
+/* A record's bytes: at() for its own PE when the burst is tagged (the displacement's top
+ * bits name the PE of this node, SHMEMI_XB_TAG_SHIFT), else for the request's PE. */
+static char *rec_at(const am_req_t *h, uint64_t d, uint64_t len, int origin)
 {
-    if (dw == 4) {
+    if (!h->tagged)
+        return at(h, d, len, origin);
+    uint64_t lr = d >> SHMEMI_XB_TAG_SHIFT;
+    if (lr >= (uint64_t)sv.nl)
+        shmemi_fatal(routine, "burst from PE %d for node rank %llu of %d", origin,
+                     (unsigned long long)lr, sv.nl);
+    am_req_t t = *h;
+    t.pe = sv.lr_pe[lr];
+    return at(&t, d & SHMEMI_XB_OFF_MASK, len, origin);
+}
+
+/* Record i's displacement in a typed burst whose displacements are dw bytes: 8, or 4 (an
+ * offset; 6: and a uint16 node rank at tg, a tagged burst's). */
+static inline uint64_t typed_disp(const unsigned char *pl, uint64_t i, size_t dw,
+                                  const unsigned char *tg)
+{
+    if (dw != 8) {
         uint32_t d;
         memcpy(&d, pl + i * 4, 4);
+        if (tg) {
+            uint16_t lr;
+            memcpy(&lr, tg + i * 2, 2);
+            return (uint64_t)d | (uint64_t)lr << SHMEMI_XB_TAG_SHIFT;
+        }
         return d;
     }
     uint64_t d;
@@ -101,7 +128,8 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
     case AM_BTPUTP:
     case AM_BTGETP: {
         const int get = h->kind == AM_BTGET || h->kind == AM_BTGETP;
-        const size_t dw = h->kind == AM_BTPUTP || h->kind == AM_BTGETP ? 4 : 8;
+        const int narrow = h->kind == AM_BTPUTP || h->kind == AM_BTGETP;
+        const size_t dw = narrow ? (h->tagged ? 6 : 4) : 8;
         if (es == 0 || cnt > plen / dw)
             bad_burst(origin);
         if (get ? plen != cnt * dw : plen - cnt * dw != cnt * es)
@@ -109,15 +137,21 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
         unsigned char *out = NULL;
         if (get && cnt && !(out = malloc(cnt * es)))
             shmemi_fatal(routine, "out of memory");
-        /* the region once (at() checks it), then each record's range against its size */
-        char *base = cnt ? at(h, 0, 0, origin) : NULL;
+        /* the region once (at() checks it), then each record's range against its size;
+         * tagged: each record's PE */
+        char *base = cnt && !h->tagged ? at(h, 0, 0, origin) : NULL;
         size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
         const unsigned char *val = pl + cnt * dw; /* a put's values */
+        const unsigned char *tg = narrow && h->tagged ? pl + cnt * 4 : NULL;
         for (uint64_t i = 0; i < cnt; i++) {
-            uint64_t d = typed_disp(pl, i, dw);
-            if (d > rsize || es > rsize - d)
-                at(h, d, es, origin); /* reports it */
-            char *p = base + d;
+            uint64_t d = typed_disp(pl, i, dw, tg);
+            char *p;
+            if (h->tagged)
+                p = rec_at(h, d, es, origin);
+            else if (d > rsize || es > rsize - d)
+                p = at(h, d, es, origin); /* reports it */
+            else
+                p = base + d;
             /* 8 bytes, the common case, as a constant-size copy: a copy of es bytes
              * compiled to `rep movsq`, whose start-up was 80% of this loop */
             if (out && es == 8)
@@ -143,7 +177,7 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             memcpy(&len, p + 8, 8);
             if (len > (size_t)(end - p) - 16)
                 bad_burst(origin);
-            memcpy(at(h, d, len, origin), p + 16, len);
+            memcpy(rec_at(h, d, len, origin), p + 16, len);
             uint64_t step = 16 + ((len + 7) & ~(uint64_t)7);
             p = step > (size_t)(end - p) ? end : p + step; /* the last pad may be cut */
         }
@@ -159,7 +193,7 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             uint64_t d, len;
             memcpy(&d, pl + i * 24, 8);
             memcpy(&len, pl + i * 24 + 8, 8);
-            at(h, d, len, origin); /* checks the range before anything is summed */
+            rec_at(h, d, len, origin); /* checks the range before anything is summed */
             total += len;
         }
         unsigned char *out = total ? malloc(total) : NULL;
@@ -171,7 +205,7 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             memcpy(&d, pl + i * 24, 8);
             memcpy(&len, pl + i * 24 + 8, 8);
             if (len)
-                memcpy(out + o, at(h, d, len, origin), len);
+                memcpy(out + o, rec_at(h, d, len, origin), len);
             o += len;
         }
         reply_owned(origin, h->tag, out, total);
@@ -180,9 +214,13 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
     }
 }
 
-/* Record i's displacement and operand, packed (AM_BURSTP: uint32 displacements, one
- * operand) or not (uint64 displacements, then the operands). */
-#define ACC_DISP(i) (packed ? (uint64_t)ld32(pl + (i) * 4) : ld64(pl + (i) * 8))
+/* Record i's displacement and operand, packed (AM_BURSTP: uint32 displacements, for a
+ * tagged burst then uint16 node ranks (tg), one operand) or not (uint64 displacements,
+ * then the operands). */
+#define ACC_DISP(i)                                                                       \
+    (packed ? (uint64_t)ld32(pl + (i) * 4) |                                              \
+                  (tg ? (uint64_t)ld16(tg + (i) * 2) << SHMEMI_XB_TAG_SHIFT : 0)          \
+            : ld64(pl + (i) * 8))
 #define ACC_OPND(UT, i) (packed ? one : (UT)ld_ut(ops + (i) * sizeof(UT), sizeof(UT)))
 /* One loop per op and word size, chosen once per burst; each word is checked against
  * the region before it is touched, and prefetched 16 records ahead (a locked add waits
@@ -196,20 +234,47 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
             at(h, d, sizeof(UT), origin); /* reports it */                                \
         (void)ATOMIC_OP((UT *)(void *)(base + d), ACC_OPND(UT, i), __ATOMIC_RELAXED);     \
     }
+/* Tagged (node-routed) bursts: each record's PE from its displacement's top bits. */
+#define ACC_TBASE(d) (lrb[(d) >> SHMEMI_XB_TAG_SHIFT])
+#define ACC_LOOP_T(UT, ATOMIC_OP)                                                         \
+    for (size_t i = 0; i < cnt; i++) {                                                    \
+        if (i + 16 < cnt) {                                                               \
+            uint64_t pd = ACC_DISP(i + 16);                                               \
+            if ((pd >> SHMEMI_XB_TAG_SHIFT) < nl)                                         \
+                __builtin_prefetch(ACC_TBASE(pd) + (pd & SHMEMI_XB_OFF_MASK), 1);          \
+        }                                                                                 \
+        uint64_t d = ACC_DISP(i), o = d & SHMEMI_XB_OFF_MASK;                             \
+        if ((d >> SHMEMI_XB_TAG_SHIFT) >= nl || o > lim)                                  \
+            rec_at(h, d, sizeof(UT), origin); /* reports it */                            \
+        (void)ATOMIC_OP((UT *)(void *)(ACC_TBASE(d) + o), ACC_OPND(UT, i), __ATOMIC_RELAXED); \
+    }
+#define ACC_SWITCH(UT, LOOP)                                                              \
+    switch ((shmemi_xop_t)h->op) {                                                        \
+    case SHMEMI_XOP_SUM: LOOP(UT, __atomic_fetch_add) break;                              \
+    case SHMEMI_XOP_SET: LOOP(UT, __atomic_store_n) break;                                \
+    case SHMEMI_XOP_AND: LOOP(UT, __atomic_fetch_and) break;                              \
+    case SHMEMI_XOP_OR: LOOP(UT, __atomic_fetch_or) break;                                \
+    case SHMEMI_XOP_XOR: LOOP(UT, __atomic_fetch_xor) break;                              \
+    default: shmemi_fatal(routine, "burst of op %d from PE %d", (int)h->op, origin);      \
+    }
 #define ACC_OPS(UT)                                                                       \
     do {                                                                                  \
         UT one = 0;                                                                       \
         if (packed)                                                                       \
             memcpy(&one, ops, sizeof one);                                                \
-        switch ((shmemi_xop_t)h->op) {                                                    \
-        case SHMEMI_XOP_SUM: ACC_LOOP(UT, __atomic_fetch_add) break;                      \
-        case SHMEMI_XOP_SET: ACC_LOOP(UT, __atomic_store_n) break;                        \
-        case SHMEMI_XOP_AND: ACC_LOOP(UT, __atomic_fetch_and) break;                      \
-        case SHMEMI_XOP_OR: ACC_LOOP(UT, __atomic_fetch_or) break;                        \
-        case SHMEMI_XOP_XOR: ACC_LOOP(UT, __atomic_fetch_xor) break;                      \
-        default: shmemi_fatal(routine, "burst of op %d from PE %d", (int)h->op, origin);  \
+        if (h->tagged) {                                                                  \
+            ACC_SWITCH(UT, ACC_LOOP_T)                                                    \
+        } else {                                                                          \
+            ACC_SWITCH(UT, ACC_LOOP)                                                      \
         }                                                                                 \
     } while (0)
+
+static inline uint16_t ld16(const unsigned char *p)
+{
+    uint16_t v;
+    memcpy(&v, p, 2);
+    return v;
+}
 
 static inline uint32_t ld32(const unsigned char *p)
 {
@@ -236,18 +301,22 @@ static inline uint64_t ld_ut(const unsigned char *p, size_t size)
 static void apply_acc(const am_req_t *h, const unsigned char *pl, size_t plen, int origin)
 {
     const int packed = h->kind == AM_BURSTP;
-    size_t es = h->size, cnt = h->len, dsz = packed ? 4 : 8;
+    /* a packed tagged burst: 4 bytes of offset and 2 of node rank a record */
+    size_t es = h->size, cnt = h->len, dsz = packed ? (h->tagged ? 6 : 4) : 8;
     if ((es != 4 && es != 8) || cnt > plen / dsz ||
         plen - cnt * dsz != (packed ? es : cnt * es))
         shmemi_fatal(routine, "malformed burst from PE %d", origin);
     if (cnt == 0)
         return;
     size_t rsize = h->region == 0 ? shmemi.heap_size : shmemi.data_size;
-    char *base = at(h, 0, 0, origin);
+    char *base = h->tagged ? NULL : at(h, 0, 0, origin);
+    char *const *lrb = h->region <= 1 ? sv.lr_base[h->region] : NULL;
+    const uint64_t nl = h->tagged && lrb ? (uint64_t)sv.nl : 0; /* tagged: records' PEs */
     if (rsize < es)
         at(h, 0, es, origin); /* reports it */
     uint64_t lim = rsize - es;
     const unsigned char *ops = pl + cnt * dsz;
+    const unsigned char *tg = packed && h->tagged ? pl + cnt * 4 : NULL;
     if (es == 8)
         ACC_OPS(uint64_t);
     else
@@ -352,6 +421,22 @@ int shmemi_am_serve(void *arg)
 
 int shmemi_am_serve_init(void)
 {
+    /* the node's PEs by node rank, for node-routed bursts (shmemi_am.lrank) */
+    for (int p = 0; p < shmemi.n_pes; p++)
+        if (shmemi_am.server[p] == shmemi.my_pe && shmemi_am.lrank[p] >= sv.nl)
+            sv.nl = shmemi_am.lrank[p] + 1;
+    sv.lr_pe = malloc(sizeof(int) * (size_t)sv.nl);
+    sv.lr_base[0] = malloc(sizeof(char *) * (size_t)sv.nl);
+    sv.lr_base[1] = malloc(sizeof(char *) * (size_t)sv.nl);
+    if (!sv.lr_pe || !sv.lr_base[0] || !sv.lr_base[1])
+        shmemi_fatal("shmem_init", "out of memory");
+    for (int p = 0; p < shmemi.n_pes; p++)
+        if (shmemi_am.server[p] == shmemi.my_pe) {
+            int r = shmemi_am.lrank[p];
+            sv.lr_pe[r] = p;
+            sv.lr_base[0][r] = shmemi_node_region(0, p);
+            sv.lr_base[1][r] = shmemi_node_region(1, p);
+        }
     sv.registered = 1;
     if (shmemi_progress_register_flags(shmemi_am_serve, NULL, SHMEMI_PROGRESS_THREAD_SAFE) != 0) {
         sv.registered = 0;
@@ -369,5 +454,11 @@ void shmemi_am_serve_fini(void)
     free(sv.buf);
     sv.buf = NULL;
     sv.cap = 0;
+    free(sv.lr_pe);
+    free(sv.lr_base[0]);
+    free(sv.lr_base[1]);
+    sv.lr_pe = NULL;
+    sv.lr_base[0] = sv.lr_base[1] = NULL;
+    sv.nl = 0;
     pthread_mutex_unlock(&sv.lock);
 }

@@ -43,6 +43,14 @@ int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_
     return below_4g(disp, n);
 }
 
+int shmemi_burst_uniform(const unsigned char *opnd, size_t esize, uint32_t n)
+{
+    if (n == 0 || (esize != 8 && esize != 4))
+        return 0;
+    return esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
+                      : uniform_uint32_t((const uint32_t *)(const void *)opnd, n);
+}
+
 int shmemi_burst_disp32(const uint64_t *disp, uint32_t n)
 {
     return below_4g(disp, n);
