@@ -31,6 +31,7 @@ static const char *mode_name(int m, char *buf, size_t len)
     switch (m) {
     case SHMEMX_QUEUE_MODE_COMM_RMA: return "comm_rma";
     case SHMEMX_QUEUE_MODE_COMM_AM: return "comm_am";
+    case SHMEMX_QUEUE_MODE_COMM_NODE: return "comm_node";
     case SHMEMX_QUEUE_MODE_DATA_FLAT: return "data_flat";
     case SHMEMX_QUEUE_MODE_DATA_ROUTED: return "data_routed";
     case SHMEMX_QUEUE_MODE_DATA_NBX: return "data_nbx";

@@ -46,6 +46,7 @@ static const char *mode_name(uint32_t m)
 {
     return m == SHMEMX_QUEUE_MODE_COMM_RMA ? "comm_rma"
            : m == SHMEMX_QUEUE_MODE_COMM_AM ? "comm_am"
+           : m == SHMEMX_QUEUE_MODE_COMM_NODE ? "comm_node"
            : m == SHMEMX_QUEUE_MODE_DATA_FLAT ? "data_flat"
            : m == SHMEMX_QUEUE_MODE_DATA_ROUTED ? "data_routed"
            : m == SHMEMX_QUEUE_MODE_DATA_ROUTED3 ? "data_routed3"

@@ -129,8 +129,10 @@ enum {
                                          (SHMEMQ_DATAQ_ROUTE=2hop): a buffer per porter */
     SHMEMX_QUEUE_MODE_DATA_NBX = 5,   /* data queue, rooms as FLAT, sparse (NBX) exchange
                                          (SHMEMQ_DATAQ_EXCHANGE): no per-peer counts */
-    SHMEMX_QUEUE_MODE_DATA_ROUTED3 = 6 /* data queue, three hops (SHMEMQ_DATAQ_ROUTE=3hop):
+    SHMEMX_QUEUE_MODE_DATA_ROUTED3 = 6, /* data queue, three hops (SHMEMQ_DATAQ_ROUTE=3hop):
                                           a buffer per porter, ~P/n^2 peers off the node */
+    SHMEMX_QUEUE_MODE_COMM_NODE = 7    /* comm queue routed by node (SHMEMQ_QUEUE_ROUTE=node):
+                                          one slot per node peer and per other node */
 };
 typedef struct shmemx_queue_usage {
     uint32_t mode;          /* SHMEMX_QUEUE_MODE_* */

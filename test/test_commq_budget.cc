@@ -447,8 +447,14 @@ TEST(BudgetModel, BadValueTakesTheDefault)
                   0);
     shmemx_queue_usage_t u;
     ASSERT_EQ(shmemx_queue_usage(q, &u), 0);
-    // one open chunk per target, under the default's many
-    EXPECT_EQ(u.buffers, (uint64_t)(np < 100 ? np : 100));
+    // one open chunk per target (node-routed: per node peer and per other node), under
+    // the default's many
+    uint64_t targets = (uint64_t)np;
+    if (u.mode == SHMEMX_QUEUE_MODE_COMM_NODE) {
+        const int nl = shmem_team_n_pes(SHMEM_TEAM_SHARED), nodes = (np + nl - 1) / nl;
+        targets = (uint64_t)(nl + nodes - 1);
+    }
+    EXPECT_EQ(u.buffers, targets < 100 ? targets : 100);
     ASSERT_EQ(shmem_queue_local_flush(q), 0);
     EXPECT_EQ(shmem_queue_comm_destroy(q), 0);
     shmem_barrier_all();

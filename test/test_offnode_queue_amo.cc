@@ -70,7 +70,8 @@ void queued_adds_to_idle_target(int how)
         ASSERT_EQ(shmemx_queue_usage(qh, &u), 0);
         const uint64_t held = shmemi_queue_comm_rheld(qh);
         const bool node_transport = shmem_team_n_pes(SHMEM_TEAM_SHARED) == n || shmemi_am_on();
-        if (u.mode == SHMEMX_QUEUE_MODE_COMM_RMA || (!offnode && node_transport)) {
+        if (u.mode == SHMEMX_QUEUE_MODE_COMM_RMA || u.mode == SHMEMX_QUEUE_MODE_COMM_NODE ||
+            (!offnode && node_transport)) {
             EXPECT_GT(held, 0u) << "PE " << me << ": no burst to the target was held";
         } else {
             EXPECT_EQ(held, 0u) << "PE " << me << ": held off the node on the AM path";

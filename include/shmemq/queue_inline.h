@@ -67,6 +67,11 @@ typedef struct shmemq_cq_fast {
     /* per op slot, one entry per target PE ([slot][pe]); NULL for the slots of ops the
      * queue does not carry, which type_ops never lets the inline path reach */
     shmemq_cq_slot_t *plane[SHMEMQ_CQ_NSLOTS];
+    /* Node-routed queues (SHMEMQ_QUEUE_ROUTE=node), else NULL: per PE, the index of its
+     * entry in the planes (low 32 bits: the PEs of this node, then one per other node)
+     * and the bits its records' displacements carry (the top 16: its rank on its node,
+     * for a PE of another node). */
+    const uint64_t *route;
     /* Node transport: per PE, its symmetric heap mapped in this process (NULL: not on
      * this node), or NULL altogether. A one-element PUT or GET on the heap of such a PE
      * is a copy made right here, complete at once; node_rw counts them (statistics). */
@@ -137,11 +142,22 @@ static inline int shmemq_cq_push_inline(shmem_queue_t q, int tidx, size_t esize,
             key = (uint32_t)tidx | (1u << 8);
         }
     }
-    shmemq_cq_slot_t *s = &f->plane[SHMEMQ_CQ_SLOT(op)][pe];
+    uint32_t idx = (uint32_t)pe;
+    uint64_t tag = 0;
+#if defined(__GNUC__)
+    if (__builtin_expect(f->route != NULL, 0)) {
+#else
+    if (f->route != NULL) {
+#endif
+        uint64_t r = f->route[pe];
+        idx = (uint32_t)r;
+        tag = r & ~(uint64_t)0xffffffffu;
+    }
+    shmemq_cq_slot_t *s = &f->plane[SHMEMQ_CQ_SLOT(op)][idx];
     if (s->key != key || s->n >= s->cap || (off & (uintptr_t)(esize - 1)))
         return 0; /* region bases are 64-byte aligned: off tells the target's alignment */
     uint32_t n = s->n++;
-    s->disp[n] = (uint64_t)off;
+    s->disp[n] = (uint64_t)off | tag;
     unsigned char *o = s->opnd + (size_t)n * osize;
     if (op == SHMEM_OP_ATOMIC_INC) {
         memset(o, 0, esize); /* INC is ADD of 1 (little-endian operand) */

@@ -16,6 +16,7 @@ libshmemq_la_SOURCES += \
 	src/queue/cq_owner.h \
 	src/queue/cq_owner.c \
 	src/queue/cq_rma.c \
+	src/queue/cq_route.c \
 	src/queue/cq_apply.c \
 	src/queue/am.c \
 	src/queue/queue_error.c
@@ -75,6 +76,12 @@ test_test_commq_hold_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_hold.cc
 test_test_commq_hold_CPPFLAGS = $(TEST_INCLUDES)
 test_test_commq_hold_LDADD = $(TEST_LIBS)
 test_test_commq_hold_LDFLAGS = $(NOINSTALL_FLAGS)
+# node-routed queues (SHMEMQ_QUEUE_ROUTE=node): every op exact, one burst per node
+check_PROGRAMS += test/test_commq_route
+test_test_commq_route_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_route.cc
+test_test_commq_route_CPPFLAGS = $(TEST_INCLUDES)
+test_test_commq_route_LDADD = $(TEST_LIBS)
+test_test_commq_route_LDFLAGS = $(NOINSTALL_FLAGS)
 # one memory budget per queue: tiny budgets, exact results, usage within the budget
 check_PROGRAMS += test/test_commq_budget
 test_test_commq_budget_SOURCES = $(TEST_COMMON_SOURCES) test/test_commq_budget.cc

@@ -336,6 +336,18 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fast.data_base = (uintptr_t)shmemi.data_base;
     q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
+    q->n_idx = q->fast.n_pes;
+    if (q->path == CQ_PATH_RMA) { /* node routing: over the AM transport's bursts only */
+        const uint64_t *table = NULL;
+        int r = cq_route_setup(&q->n_idx, &q->n_local, &table);
+        if (r < 0) {
+            cq_header_free(q);
+            return SHMEM_QUEUE_ERR_NOMEM;
+        }
+        q->fast.route = table; /* NULL: direct */
+    } else if (getenv("SHMEMQ_QUEUE_ROUTE") && strcmp(getenv("SHMEMQ_QUEUE_ROUTE"), "node") == 0) {
+        shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (SHMEMQ_COMM_PATH=am)");
+    }
     q->own_mode = shmemi_queue_comm_owner_enable(); /* and node peers' bursts to us: served */
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     q->pack = shmemi_env_bool("SHMEMQ_PACK", 1);
@@ -366,21 +378,21 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     size_t scratch_bytes;
     uint32_t hsize;
     shmemi_cq_sizes(q->path, q->fast.n_pes, &q->cbytes, &hsize, &scratch_bytes);
-    q->budget_chunks = shmemi_cq_budget_chunks((int)c->op_type, q->cbytes);
+    q->budget_chunks = shmemi_cq_budget_chunks((int)c->op_type, q->cbytes, q->fast.route != NULL);
     size_t maxrec = q->cbytes / 12 + 1;
     q->hmask = hsize - 1;
     /* slots only for the ops the queue carries: 40 bytes a target PE for one op kind
      * instead of 280 (the per-PE arrays are most of a comm queue's memory at scale) */
     int nplanes = cq_planes(q->opmask);
-    size_t ns = (size_t)q->fast.n_pes * (size_t)nplanes;
+    size_t ns = (size_t)q->n_idx * (size_t)nplanes;
     q->slot_mem = calloc(ns, sizeof(cq_slot_t));
     q->n_slot_mem = q->slot_mem ? ns : 0;
     for (int j = 0, k = 0; q->slot_mem && j < CQ_NSLOTS; j++)
         if (q->opmask & cq_slot_ops(j))
-            q->fast.plane[j] = q->slot_mem + (size_t)(k++) * (size_t)q->fast.n_pes;
+            q->fast.plane[j] = q->slot_mem + (size_t)(k++) * (size_t)q->n_idx;
     /* grants: a whole buffer when max_elems allows it for every PE at once (an eighth
      * of max_elems in unused grants at most), smaller at scale, 64 at least */
-    uint64_t g = q->max_elems / (8 * (uint64_t)q->fast.n_pes);
+    uint64_t g = q->max_elems / (8 * (uint64_t)q->n_idx);
     q->grant = g < 64 ? 64 : g > UINT32_MAX ? UINT32_MAX : (uint32_t)g;
     /* the AM path's per-PE epoch state (am.c); the RMA path sends no batches */
     int am = q->path == CQ_PATH_AM;
@@ -396,8 +408,8 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
         q->hash = q->hstamp + hsize;
         shmemi_mpi_burst_scratch_init(&q->burst_scratch, q->hash + hsize, maxrec);
     }
-    q->rma_pes = calloc((size_t)q->fast.n_pes, sizeof(int) + 1);
-    q->rma_pe_dirty = q->rma_pes ? (unsigned char *)(q->rma_pes + q->fast.n_pes) : NULL;
+    q->rma_pes = calloc((size_t)q->n_idx, sizeof(int) + 1);
+    q->rma_pe_dirty = q->rma_pes ? (unsigned char *)(q->rma_pes + q->n_idx) : NULL;
     q->n_rma_pes = 0;
     if (am) {
         q->flush_reqs = malloc(sizeof(MPI_Request) * 2 * (size_t)q->fast.n_pes);
@@ -450,14 +462,15 @@ int cq_destroy(shmem_queue_t q)
     rc = cq_flush_all(q);
     if (shmemi_env_bool("SHMEMQ_STATS", 0))
         fprintf(stderr,
-                "[shmemq PE %d] comm queue %llu (%s path%s): %llu ops pushed, %llu bursts, %llu bytes, "
+                "[shmemq PE %d] comm queue %llu (%s path%s%s): %llu ops pushed, %llu bursts, %llu bytes, "
                 "%llu combined, %llu flushes, %llu full returns\n",
                 shmemi.my_pe, (unsigned long long)q->id,
                 /* every peer on the node: bursts go through the node transport */
                 shmemi.node_size >= shmemi.n_pes && shmemi.node_base[0] ? "node"
                 : q->path == CQ_PATH_AM                             ? "am"
                                                                     : "rma",
-                q->combine ? ", combining" : "", (unsigned long long)(q->st.ops_pushed + q->fast.node_rw),
+                q->fast.route ? ", node-routed" : "", q->combine ? ", combining" : "",
+                (unsigned long long)(q->st.ops_pushed + q->fast.node_rw),
                 (unsigned long long)q->st.bursts, (unsigned long long)q->st.bytes,
                 (unsigned long long)q->st.combined_ops, (unsigned long long)q->st.flushes,
                 (unsigned long long)q->st.full_returns);

@@ -127,6 +127,8 @@ struct shmem_queue_s {
     uint32_t opmask; /* bit per allowed shmem_op_type_t */
     int progress_counts_only; /* shmem_queue_progress may only count (not SHARED, not timed) */
     int me;
+    int n_idx;     /* entries per plane: n_pes, or (node-routed) this node's PEs + other nodes */
+    int n_local;   /* node-routed: this node's PEs (the first n_local entries) */
     double timeout;
     double t_oldest; /* push time of the oldest buffered op (timed queues) */
     uint64_t n_buffered;
@@ -258,6 +260,42 @@ void cq_stop_threads(void); /* finalize: stop progress threads of live queues */
 int shmemi_queue_comm_flush_live(int destroy);
 void cq_cache_free(void); /* finalize: free the chunks kept for later queues */
 
+/* ---- node routing (SHMEMQ_QUEUE_ROUTE=node, cq_route.c) ----
+ * A node-routed queue keeps one slot per op for each PE of this node and one for each
+ * other node, not one per PE: fast.route maps a PE to its slot (cq_idx) and to the tag
+ * its records' displacements carry (its rank on its node, SHMEMI_XB_TAG_SHIFT), so one
+ * chunk collects the records for every PE of a node and leaves as one AM request, which
+ * that node's server applies PE by PE. Such a chunk's pe is the node's server (cq_rep). */
+static inline uint32_t cq_idx(shmem_queue_t q, int pe)
+{
+    return q->fast.route ? (uint32_t)q->fast.route[pe] : (uint32_t)pe;
+}
+/* The bits a record for pe carries in its displacement (0 unless pe is on another node
+ * of a node-routed queue). */
+static inline uint64_t cq_tag(shmem_queue_t q, int pe)
+{
+    return q->fast.route ? q->fast.route[pe] & ~(uint64_t)0xffffffffu : 0;
+}
+/* A node chunk (records for several PEs of another node): its slot index is past this
+ * node's PEs. */
+static inline int cq_chunk_tagged(shmem_queue_t q, const cq_chunk_t *c)
+{
+    return q->fast.route && cq_idx(q, c->pe) >= (uint32_t)q->n_local;
+}
+/* A message to pe, for the traffic figures: per slot index (a node-routed queue counts
+ * a node as one peer, and tracks n_idx of them, not P). */
+static inline void cq_traffic(shmem_queue_t q, int pe)
+{
+    shmemi_qtraffic_sent(&q->tr, q->n_idx, (int)cq_idx(q, pe));
+}
+/* The PE a chunk opened for pe is sent to: pe, or for a node chunk its node's server. */
+int cq_rep(shmem_queue_t q, int pe);
+/* The mode a queue created now takes (SHMEMQ_QUEUE_ROUTE): 1 node-routed, with the
+ * table (built once per process), 0 direct (SHMEM_DEBUG says why when node was asked
+ * for), -1 out of memory. */
+int cq_route_setup(int *n_idx, int *n_local, const uint64_t **table);
+void cq_route_free(void); /* finalize */
+
 /* ---- chunks (cq_push.c keeps the free lists) ---- */
 /* Open chunks: linked when a slot opens one, unlinked when it leaves (cq_slot_issue). */
 static inline void chunk_link_open(shmem_queue_t q, cq_chunk_t *c)
@@ -341,11 +379,14 @@ uint32_t shmemi_queue_comm_dense_compact(shmem_queue_t q, const uint64_t *disp,
                                          unsigned char *out_opnd);
 /* rma (cq_rma.c): one MPI call per burst; complete at cq_rma_complete */
 int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n);
-/* PE pe has RMA operations of this queue to complete (every MPI call to it says so) */
+/* PE pe has RMA operations of this queue to complete (every MPI call to it says so).
+ * Marked per slot index: a node-routed queue completes a node through any one of its
+ * PEs (AM completion is per server). */
 static inline void cq_rma_note_pe(shmem_queue_t q, int pe)
 {
-    if (!q->rma_pe_dirty[pe]) {
-        q->rma_pe_dirty[pe] = 1;
+    uint32_t i = cq_idx(q, pe);
+    if (!q->rma_pe_dirty[i]) {
+        q->rma_pe_dirty[i] = 1;
         q->rma_pes[q->n_rma_pes++] = pe;
     }
 }
@@ -490,7 +531,7 @@ static inline int cq_xlate(const void *addr, size_t len, int *win, uint64_t *dis
 /* The open chunk of (pe, slot); the slot must be one of an op the queue carries. */
 static inline cq_slot_t *cq_slot(shmem_queue_t q, int pe, int slot)
 {
-    return &q->fast.plane[slot][pe];
+    return &q->fast.plane[slot][cq_idx(q, pe)];
 }
 
 /* Bytes of records in the open chunk c (its slot holds the count of slotted records):

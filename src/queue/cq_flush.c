@@ -96,11 +96,13 @@ int cq_slot_issue(shmem_queue_t q, cq_slot_t *s)
      * dense ADDs itself (node_add_dense), cheaper than the hash merge below */
     unsigned char *nb = cq_node_target(c->pe, h->win, atomic);
     int rc;
+    /* a node chunk's tagged displacements hold too: records for one PE of the node share
+     * their tag, and a window never spans two (its range would be 2^48 words wide) */
     if (atomic && cq_rhold_take(q, c, nb, s->disp, s->opnd, n, &rc)) {
         s->n = 0; /* held: applied or sent later as sums (cq_rhold.c), outstanding until then */
         return rc;
     }
-    shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, c->pe);
+    cq_traffic(q, c->pe);
     if (atomic && !nb) {
         if (q->dedupe && n > 1) {
             combine_ops(q, s, h->esize, h->slot); /* every burst, every atomic op */

@@ -22,6 +22,9 @@
 #define CQ_PLAN_MAX_RMA_INFLIGHT 200000
 /* The default budget: 64 MiB of chunks per op kind (queue_usage.c says why). */
 #define CQ_PLAN_BUDGET_DEFAULT ((size_t)64 << 20)
+/* ... and a node-routed queue's (SHMEMQ_QUEUE_ROUTE=node), made for jobs of many nodes:
+ * 8 MiB, so that a queue stays under 16 MiB a PE at 1M PEs (docs/scaling.md). */
+#define CQ_PLAN_BUDGET_NODE_DEFAULT ((size_t)8 << 20)
 /* Buckets of fill for choosing the fullest open chunks (cq_budget.c). */
 #define CQ_PLAN_FILL_BUCKETS 64
 

@@ -34,6 +34,7 @@ void cq_cache_free(void)
 {
     shmemi_bufcache_drain(&chunk_cache);
     shmemi_queue_comm_owner_fini(); /* finalize, after the last burst: the mailboxes go too */
+    cq_route_free();
 }
 
 /* A chunk for a slot to open: a free one, else a new one while the queue's budget
@@ -94,9 +95,9 @@ static int slot_open(shmem_queue_t q, cq_slot_t *s, int pe, int slot, int tidx, 
     /* record operand bytes: the element, or for a typed GET the local address */
     h->esize = slot == CQ_S_GET && tidx != SHMEMI_XT_BYTES ? 8 : cq_esize[tidx];
     h->token = 0;
-    c->pe = pe;
+    c->pe = cq_rep(q, pe); /* a node chunk goes to the node's server */
     c->used = 0;
-    note_pe(q, pe);
+    note_pe(q, c->pe);
     chunk_link_open(q, c);
     s->ch = c;
     s->n = 0;
@@ -195,7 +196,7 @@ static int append_atomic(shmem_queue_t q, int pe, int slot, int tidx, int win, u
     }
     size_t es = chunk_hdr(s->ch)->esize; /* typed GET: the 8-byte local address */
     uint32_t n = s->n++;
-    s->disp[n] = disp;
+    s->disp[n] = disp | cq_tag(q, pe);
     memcpy(s->opnd + (size_t)n * es, operand, es);
     q->fast.open_ops += q->fast.counting;
     q->n_buffered += (uint64_t)q->timed;
@@ -214,14 +215,14 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
             shmemi_xp_region_bytes(0, (void *)payload, len, pe, win, disp, SHMEMI_XP_LOCAL, &st);
         else
             shmemi_xp_region_bytes(1, local, len, pe, win, disp, SHMEMI_XP_NBI, &st);
-        note_pe(q, pe);
+        note_pe(q, cq_rep(q, pe));
         cq_rma_note_pe(q, pe);
         q->rma_dirty[win] = 1;
         q->n_rma_issued++;
         q->outstanding++;
         q->st.bursts++;
         q->st.bytes += len;
-        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, pe);
+        cq_traffic(q, pe);
         return cq_mpi_result(&st);
     }
     cq_slot_t *s = cq_slot(q, pe, slot);
@@ -235,6 +236,7 @@ static int append_rw(shmem_queue_t q, int pe, int slot, int win, uint64_t disp, 
     cq_chunk_t *c = s->ch;
     unsigned char *p = chunk_data(c) + c->used;
     uint64_t l64 = len;
+    disp |= cq_tag(q, pe);
     memcpy(p, &disp, 8);
     memcpy(p + 8, &l64, 8);
     if (slot == CQ_S_PUT) {

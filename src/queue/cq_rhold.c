@@ -50,7 +50,7 @@ static int drain(shmem_queue_t q, int w)
                       as the node burst it replaces (cq_node_burst) */
         q->st.bytes += sumwin_apply(q, &x->s, x->acc, x->base, x->esize) * (uint64_t)x->esize;
         q->st.bursts++;
-        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, x->pe);
+        cq_traffic(q, x->pe);
         return 0;
     }
     const cq_msghdr_t h0 = *chunk_hdr(x->chunk[0]); /* every kept chunk's header */
@@ -71,7 +71,7 @@ static int drain(shmem_queue_t q, int w)
         *chunk_hdr(c) = h0;
         chunk_hdr(c)->count = m;
         c->pe = pe;
-        shmemi_qtraffic_sent(&q->tr, q->fast.n_pes, pe);
+        cq_traffic(q, pe);
         int r = cq_rma_burst(q, c, m);
         if (r && !rc)
             rc = r;

@@ -17,7 +17,7 @@ int cq_rma_complete(shmem_queue_t q)
     for (int i = 0; i < q->n_rma_pes; i++) {
         int pe = q->rma_pes[i];
         shmemi_xp_burst_flush(q->rma_dirty, pe, 0, &st);
-        q->rma_pe_dirty[pe] = 0;
+        q->rma_pe_dirty[cq_idx(q, pe)] = 0;
     }
     q->n_rma_pes = 0;
     q->rma_dirty[0] = q->rma_dirty[1] = 0;
@@ -63,7 +63,7 @@ int cq_rma_burst(shmem_queue_t q, cq_chunk_t *c, uint32_t n)
     if (q->n_rma_issued + n > CQ_PLAN_MAX_RMA_INFLIGHT && cq_rma_complete(q) != 0)
         return SHMEM_QUEUE_ERR_MPI; /* reported by cq_rma_complete */
     shmemi_xp_burst_t b = {.pe = c->pe, .region = h->win, .type = (shmemi_xtype_t)h->tidx,
-                           .esize = h->esize, .n = n};
+                           .esize = h->esize, .n = n, .tagged = cq_chunk_tagged(q, c)};
     /* slot layout (atomics, one-element typed PUT/GET): displacements, then the operands
      * where slot_open put them (slot_issue moves them for AM only) */
     b.disp = (const uint64_t *)(const void *)data;

@@ -67,6 +67,7 @@ static uint64_t cq_model_slots(int op)
  * model call; atomic only because a test may set it (shmemi_queue_comm_budget_test)
  * while another thread reads it. */
 static size_t cq_budget_per_kind = CQ_PLAN_BUDGET_DEFAULT;
+static int cq_budget_given; /* SHMEMQ_QUEUE_BUDGET set (to a valid value): every mode's */
 
 static size_t cq_budget_parse(const char *e)
 {
@@ -76,23 +77,32 @@ static size_t cq_budget_parse(const char *e)
     return per_kind;
 }
 
+static void cq_budget_set(const char *e)
+{
+    size_t unused;
+    __atomic_store_n(&cq_budget_given, e && *e && shmemi_parse_size(e, &unused) == 0,
+                     __ATOMIC_RELAXED);
+    __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(e), __ATOMIC_RELAXED);
+}
+
 void cq_budget_init(void)
 {
-    __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(getenv("SHMEMQ_QUEUE_BUDGET")),
-                     __ATOMIC_RELAXED);
+    cq_budget_set(getenv("SHMEMQ_QUEUE_BUDGET"));
 }
 
 void shmemi_queue_comm_budget_test(const char *value)
 {
     if (value)
-        __atomic_store_n(&cq_budget_per_kind, cq_budget_parse(value), __ATOMIC_RELAXED);
+        cq_budget_set(value);
     else
         cq_budget_init();
 }
 
-uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes)
+uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes, int node_routed)
 {
     size_t per_kind = __atomic_load_n(&cq_budget_per_kind, __ATOMIC_RELAXED);
+    if (node_routed && !__atomic_load_n(&cq_budget_given, __ATOMIC_RELAXED))
+        per_kind = CQ_PLAN_BUDGET_NODE_DEFAULT;
     return cq_plan_budget_chunks((uint64_t)per_kind, cq_model_slots(op_type), cbytes);
 }
 
@@ -150,10 +160,12 @@ static uint64_t cq_held(shmem_queue_t q)
 static void cq_usage(shmem_queue_t q, shmemx_queue_usage_t *u)
 {
     cq_lock(q);
-    u->mode = q->path == CQ_PATH_AM ? SHMEMX_QUEUE_MODE_COMM_AM : SHMEMX_QUEUE_MODE_COMM_RMA;
+    u->mode = q->path == CQ_PATH_AM ? SHMEMX_QUEUE_MODE_COMM_AM
+              : q->fast.route     ? SHMEMX_QUEUE_MODE_COMM_NODE
+                                  : SHMEMX_QUEUE_MODE_COMM_RMA;
     u->npes = (uint32_t)q->fast.n_pes;
     u->held_bytes = cq_held(q);
-    u->meta_bytes = cq_meta(q->fast.n_pes, (uint64_t)cq_planes(q->opmask), q->path == CQ_PATH_AM) +
+    u->meta_bytes = cq_meta(q->n_idx, (uint64_t)cq_planes(q->opmask), q->path == CQ_PATH_AM) +
                     shmemi_qtraffic_bytes(&q->tr);
     u->scratch_bytes = q->scratch_bytes + (q->dense ? q->dense_cap * sizeof(uint64_t) : 0) +
                        cq_rhold_bytes(q);
@@ -256,7 +268,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
     }
     if (node_pes > npes)
         node_pes = npes; /* a node holds at most the whole job */
-    int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM;
+    int comm = mode == SHMEMX_QUEUE_MODE_COMM_RMA || mode == SHMEMX_QUEUE_MODE_COMM_AM ||
+               mode == SHMEMX_QUEUE_MODE_COMM_NODE;
     int routed = mode == SHMEMX_QUEUE_MODE_DATA_ROUTED || mode == SHMEMX_QUEUE_MODE_DATA_ROUTED3;
     if (!comm && mode != SHMEMX_QUEUE_MODE_DATA_FLAT && !routed &&
         mode != SHMEMX_QUEUE_MODE_DATA_NBX) {
@@ -268,7 +281,10 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         return SHMEM_QUEUE_ERR_ARG;
     }
     memset(m, 0, sizeof *m);
-    m->track_bytes = (uint64_t)npes * sizeof(uint32_t);
+    /* node-routed comm queues keep one entry per node peer and per other node */
+    int nodes = (int)((npes + node_pes - 1) / node_pes);
+    int n_idx = mode == SHMEMX_QUEUE_MODE_COMM_NODE ? node_pes + nodes - 1 : npes;
+    m->track_bytes = (uint64_t)n_idx * sizeof(uint32_t);
     if (comm) {
         if (!shmemi.initialized) { /* cq_chunk_bytes is read at shmem_init */
             shmemi_debug(routine, "OpenSHMEM is not initialized");
@@ -283,14 +299,15 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
         shmemi_cq_sizes(mode == SHMEMX_QUEUE_MODE_COMM_AM ? CQ_PATH_AM : CQ_PATH_RMA, npes,
                         &cbytes, &hsize, &scratch);
         m->meta_bytes =
-            cq_meta(npes, cq_model_slots((int)c->op_type), mode == SHMEMX_QUEUE_MODE_COMM_AM);
+            cq_meta(n_idx, cq_model_slots((int)c->op_type), mode == SHMEMX_QUEUE_MODE_COMM_AM);
         m->scratch_bytes = scratch;
         /* atomics go through the node transport when the job is one node or when atomics
          * follow one domain per node (this job's off-node transport is AM: xport.h's
          * shmemi_xp_amo_node), and only node bursts of adds sum into the dense array */
         int adds = c->op_type == SHMEM_OP_ANY || c->op_type == SHMEM_OP_ATOMIC_ADD ||
                    c->op_type == SHMEM_OP_ATOMIC_INC;
-        int node_atomics = node_pes == npes || shmemi.offnode_am;
+        int node_atomics = node_pes == npes || shmemi.offnode_am ||
+                           mode == SHMEMX_QUEUE_MODE_COMM_NODE; /* node routing needs AM */
         m->scratch_once_bytes = node_atomics && adds ? CQ_DENSE_MAX * sizeof(uint64_t) : 0;
         /* adds to other PEs summed per target (cq_rhold.c): node peers' where atomics
          * take the node transport, other nodes' (and node peers' otherwise) on the RMA
@@ -300,8 +317,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
             m->scratch_once_bytes += CQ_RHOLD_BYTES;
         m->buffer_bytes = cq_plan_chunk_alloc(cbytes);
         m->min_buffers = 0;
-        uint64_t open = cq_model_slots((int)c->op_type) * (uint64_t)npes;
-        if (mode == SHMEMX_QUEUE_MODE_COMM_RMA) {
+        uint64_t open = cq_model_slots((int)c->op_type) * (uint64_t)n_idx;
+        if (mode != SHMEMX_QUEUE_MODE_COMM_AM) {
             /* chunks are open, free or in flight; past the pool, a chunk is allocated
              * only when none is in flight (all reclaimed), i.e. all are open */
             m->max_buffers = open > CQ_PLAN_RMA_POOL ? open : CQ_PLAN_RMA_POOL;
@@ -311,7 +328,8 @@ int shmemx_queue_model(const shmem_queue_config_t *c, int mode, int npes, int no
             m->max_buffers = open + me;
         }
         /* the budget bounds them all: open, in flight (both paths) and free */
-        uint64_t budget = shmemi_cq_budget_chunks((int)c->op_type, cbytes);
+        uint64_t budget = shmemi_cq_budget_chunks((int)c->op_type, cbytes,
+                                                  mode == SHMEMX_QUEUE_MODE_COMM_NODE);
         if (m->max_buffers > budget)
             m->max_buffers = budget;
     } else {

@@ -79,9 +79,10 @@ static inline uint64_t shmemi_qtraffic_bytes(const shmemi_qtraffic_t *t)
  * bytes per chunk, slots of the combining hash, bytes of the burst scratch mapping. */
 void shmemi_cq_sizes(int path, int npes, size_t *cbytes, uint32_t *hsize, size_t *scratch);
 /* The chunks a comm queue of this op_type with chunks of cbytes data bytes may hold at
- * once (its memory budget, SHMEMQ_QUEUE_BUDGET as read at shmem_init), at least 1;
- * UINT64_MAX when the budget is off (0). */
-uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes);
+ * once (its memory budget, SHMEMQ_QUEUE_BUDGET as read at shmem_init; unset, the default
+ * of a direct or, node_routed, a node-routed queue), at least 1; UINT64_MAX when the
+ * budget is off (0). */
+uint64_t shmemi_cq_budget_chunks(int op_type, size_t cbytes, int node_routed);
 /* Tests only (test_commq_budget.cc, test_cqsim.cc): later creates and model calls take
  * the budget as if SHMEMQ_QUEUE_BUDGET were `value` (a bad one: the default); NULL: the
  * variable again. */
