@@ -329,7 +329,7 @@ TEST(NodeRouted, MixedWithShmemAtomicsExact)
     shmem_free(w);
 }
 
-// A target that computes for a second without calling the library: the origins' flushes
+// A target that computes for half a second without calling the library: the origins' flushes
 // complete (served by its node), then their flags tell it; it finds every update.
 TEST(NodeRouted, FlushToAComputingTargetCompletes)
 {
@@ -338,7 +338,7 @@ TEST(NodeRouted, FlushToAComputingTargetCompletes)
     int64_t *w = static_cast<int64_t *>(shmem_calloc(W + 1, sizeof(int64_t)));
     shmem_barrier_all();
     if (me == target) {
-        compute_for(1.0);
+        compute_for(0.5);
         ASSERT_TRUE(spin_until_for(&w[W], (int64_t)(n - 1), 60.0)) << "the origins' flags never came";
         int wrong = 0;
         for (int i = 0; i < W; i++)

@@ -59,7 +59,10 @@ const shmemi_setting_t shmemi_settings[] = {
     {"SHMEMQ_RMA_CHUNK_BYTES", "64K", SHMEMI_SET_SIZE, 1024, 64 << 20, NULL,
      "comm queues: bytes per RMA burst (1K-64M)"},
     {"SHMEMQ_QUEUE_BUDGET", "64M", SHMEMI_SET_SIZE, 0, 0, NULL,
-     "comm queues: chunk memory per queue and op kind it carries (SHMEM_OP_ANY: 7 kinds; 0: no budget)"},
+     "comm queues: chunk memory per queue and op kind it carries (SHMEM_OP_ANY: 7 kinds; 0: no "
+     "budget; unset: 8M for node-routed queues)"},
+    {"SHMEMQ_QUEUE_ROUTE", "direct", SHMEMI_SET_CHOICE, 0, 0, "direct node",
+     "comm queues off the node: a chunk per PE (direct) or per node (node: jobs of many nodes)"},
     {"SHMEMQ_PROGRESS_THREAD", "0", SHMEMI_SET_BOOL, 0, 0, NULL,
      "comm queues: a thread honours timeout_flush"},
     {"SHMEMQ_STATS", "0", SHMEMI_SET_BOOL, 0, 0, NULL, "print queue statistics at destroy"},

@@ -70,6 +70,7 @@ void shmemi_am_burst_quiet(int pe);
  * built from them. */
 int shmemi_am_server_of(int pe);
 int shmemi_am_lrank_of(int pe);
+int shmemi_am_lrank_max(void); /* the largest node rank of the job (a node's PEs less 1) */
 
 /* ---- shared by the xport_am*.c files ---- */
 int shmemi_am_serve(void *arg); /* the progress hook (requests applied); also called by waiting origins */

@@ -99,6 +99,14 @@ int shmemi_am_lrank_of(int pe)
     return shmemi_am.lrank[pe];
 }
 
+int shmemi_am_lrank_max(void)
+{
+    int m = 0;
+    for (int p = 0; p < shmemi.n_pes; p++)
+        m = shmemi_am.lrank[p] > m ? shmemi_am.lrank[p] : m;
+    return m;
+}
+
 int shmemi_am_on(void)
 {
     return shmemi.offnode_am;

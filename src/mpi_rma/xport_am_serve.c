@@ -146,9 +146,13 @@ static void apply_burst(const am_req_t *h, const unsigned char *pl, size_t plen,
         for (uint64_t i = 0; i < cnt; i++) {
             uint64_t d = typed_disp(pl, i, dw, tg);
             char *p;
-            if (h->tagged)
-                p = rec_at(h, d, es, origin);
-            else if (d > rsize || es > rsize - d)
+            if (h->tagged) { /* the record's PE from its tag, through the table */
+                uint64_t lr = d >> SHMEMI_XB_TAG_SHIFT, o = d & SHMEMI_XB_OFF_MASK;
+                if (lr >= (uint64_t)sv.nl || h->region > 1 || o > rsize || es > rsize - o)
+                    p = rec_at(h, d, es, origin); /* reports it */
+                else
+                    p = sv.lr_base[h->region][lr] + o;
+            } else if (d > rsize || es > rsize - d)
                 p = at(h, d, es, origin); /* reports it */
             else
                 p = base + d;

@@ -69,7 +69,14 @@ int cq_route_setup(int *n_idx, int *n_local, const uint64_t **table)
             shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=%s is not direct or node: direct", set);
         return 0;
     }
-    if (!shmemi.offnode_am) {
+    if (shmemi.heap_size > SHMEMI_XB_OFF_MASK || shmemi.data_size > SHMEMI_XB_OFF_MASK ||
+        !shmemi.offnode_am || shmemi_am_lrank_max() > 65535) {
+        /* the tags' room: offsets below 2^48, node ranks in 16 bits (every PE alike) */
+        if (shmemi.offnode_am) {
+            shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (a region past 256 TiB or "
+                                  "a node past 65,536 PEs)");
+            return 0;
+        }
         shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (%s)",
                      shmemi.node_size >= shmemi.n_pes ? "a one-node job"
                                                       : "off-node operations do not take the AM transport");
