@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
+#include "atomic_rows.h"
 #include "test_util.h"
 
 extern "C" int shmemi_am_on(void);
@@ -89,22 +90,14 @@ TEST(NodeRouted, ModeFollowsTheJobAndTheSetting)
     ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
 }
 
-// Every atomic op, one element at a time (the inline push) and several at once, on the
-// heap (int64) and in the data segment (uint32), R rounds to every PE: exact on every PE.
-// Rows: 0 adds of 1, 1 adds of (i + origin + 1), 2 XORs of the origin's bit, 3 ORs of it,
-// 4 ANDs of its complement, 5 SETs of origin + 1 (any origin's value).
+// Every atomic op (the rows of atomic_rows.h), one element at a time (the inline push)
+// and several at once, on the heap (int64) and in the data segment (uint32), to every PE:
+// exact on every PE. XOR and SET once, the adds R times.
 template <typename T> void every_op_exact(T (*w)[64], bool one_at_a_time, bool any_queue)
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), W = 64, R = 5;
-    const T bit = (T)1 << (me % 30);
-    for (int i = 0; i < W; i++) {
-        for (int r = 0; r < 6; r++)
-            w[r][i] = 0;
-        w[4][i] = (T)~(T)0;
-    }
+    rows_reset<T>(&w[0][0], W);
     shmem_barrier_all();
-    const shmem_op_type_t ops[6] = {SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_XOR,
-                                    SHMEM_OP_ATOMIC_OR,  SHMEM_OP_ATOMIC_AND, SHMEM_OP_ATOMIC_SET};
     Route route("node");
     shmem_queue_t any = nullptr;
     if (any_queue) {
@@ -113,27 +106,20 @@ template <typename T> void every_op_exact(T (*w)[64], bool one_at_a_time, bool a
         EXPECT_EQ(routed(any), (bool)shmemi_am_on());
     }
     for (int row = 0; row < 6; row++) {
-        std::vector<T> v((size_t)W);
-        for (int i = 0; i < W; i++)
-            v[(size_t)i] = row == 0   ? (T)1
-                           : row == 1 ? (T)(i + me + 1)
-                           : row == 4 ? (T)~bit
-                           : row == 5 ? (T)(me + 1)
-                                      : bit;
+        const std::vector<T> v = row_operands<T>(row, W, me);
         shmem_queue_t q = any;
         if (!any_queue) {
-            shmem_queue_config_t c = comm_queue_cfg(ops[row]);
+            shmem_queue_config_t c = comm_queue_cfg(kRowOps[row]);
             ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
         }
-        const int rounds = row == 2 ? 1 : row == 5 ? 1 : R; // XOR: once, so each bit stays
-        for (int r = 0; r < rounds; r++)
+        for (int r = 0; r < (row <= 1 || row == 3 || row == 4 ? R : 1); r++)
             for (int d = 0; d < n; d++) {
                 const int pe = (me + d) % n;
                 if (one_at_a_time) {
                     for (int i = 0; i < W; i++)
-                        ASSERT_EQ(push(q, &w[row][i], &v[(size_t)i], 1, pe, ops[row]), 0);
+                        ASSERT_EQ(push(q, &w[row][i], &v[(size_t)i], 1, pe, kRowOps[row]), 0);
                 } else {
-                    ASSERT_EQ(push(q, w[row], v.data(), (size_t)W, pe, ops[row]), 0);
+                    ASSERT_EQ(push(q, w[row], v.data(), (size_t)W, pe, kRowOps[row]), 0);
                 }
             }
         if (!any_queue) {
@@ -146,26 +132,8 @@ template <typename T> void every_op_exact(T (*w)[64], bool one_at_a_time, bool a
         ASSERT_EQ(shmem_queue_comm_destroy(any), 0);
     }
     shmem_barrier_all();
-    T all_bits = 0;
-    for (int p = 0; p < n; p++)
-        all_bits |= (T)1 << (p % 30);
-    T xor_bits = 0;
-    for (int p = 0; p < n; p++)
-        xor_bits ^= (T)1 << (p % 30);
-    int wrong = 0;
-    for (int i = 0; i < W; i++) {
-        T sum1 = 0;
-        for (int p = 0; p < n; p++)
-            sum1 = (T)(sum1 + (T)(i + p + 1));
-        wrong += w[0][i] != (T)(R * n);
-        wrong += w[1][i] != (T)(sum1 * R);
-        wrong += w[2][i] != xor_bits;
-        wrong += w[3][i] != all_bits;
-        wrong += w[4][i] != (T)~all_bits;
-        wrong += !(w[5][i] >= (T)1 && w[5][i] <= (T)n);
-    }
-    EXPECT_EQ(wrong, 0) << "PE " << me << " one_at_a_time " << one_at_a_time << " any "
-                        << any_queue;
+    EXPECT_EQ(rows_wrong<T>(&w[0][0], W, n, R), 0)
+        << "PE " << me << " one_at_a_time " << one_at_a_time << " any " << any_queue;
     shmem_barrier_all();
 }
 

@@ -8,6 +8,7 @@
 
 #include <vector>
 
+#include "atomic_rows.h"
 #include "test_offnode_common.h"
 
 extern "C" void shmemi_am_burst_stats(uint64_t out[6]); // xport_am_burst.c, for tests
@@ -158,58 +159,26 @@ void push_all<uint32_t>(shmem_queue_t q, uint32_t *dest, const std::vector<uint3
     ASSERT_EQ(shmem_uint32_queue_comm_push(q, dest, v.data(), v.size(), pe, op), 0);
 }
 
-// rows of w (each W words): 0 adds of 1, 1 adds of (i + origin + 1), 2 XORs of the origin's
-// bit (R odd times), 3 ORs of it, 4 ANDs of its complement (from all ones), 5 SETs of
-// origin + 1
+// The rows of atomic_rows.h, one queue per row (a burst holds one row's records, uniform
+// or not), R rounds (odd: each XOR bit once).
 template <typename T> void queued_bursts_exact(T (*w)[40])
 {
     const int me = shmem_my_pe(), n = shmem_n_pes(), W = 40, R = 33;
-    const T bit = (T)1 << (me % 30);
-    for (int i = 0; i < W; i++) {
-        for (int r = 0; r < 6; r++)
-            w[r][i] = 0;
-        w[4][i] = (T)~(T)0;
-    }
+    rows_reset<T>(&w[0][0], W);
     shmem_barrier_all();
-    const shmem_op_type_t ops[6] = {SHMEM_OP_ATOMIC_ADD, SHMEM_OP_ATOMIC_ADD,
-                                    SHMEM_OP_ATOMIC_XOR, SHMEM_OP_ATOMIC_OR,
-                                    SHMEM_OP_ATOMIC_AND, SHMEM_OP_ATOMIC_SET};
     for (int row = 0; row < 6; row++) {
-        std::vector<T> v((size_t)W);
-        for (int i = 0; i < W; i++)
-            v[(size_t)i] = row == 0   ? (T)1
-                           : row == 1 ? (T)(i + me + 1)
-                           : row == 4 ? (T)~bit
-                           : row == 5 ? (T)(me + 1)
-                                      : bit;
-        // one queue per row: a burst holds one row's records, uniform or not
+        const std::vector<T> v = row_operands<T>(row, W, me);
         shmem_queue_t q;
-        shmem_queue_config_t c = comm_queue_cfg(ops[row]);
+        shmem_queue_config_t c = comm_queue_cfg(kRowOps[row]);
         ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
         for (int r = 0; r < (row == 5 ? 1 : R); r++)
             for (int d = 0; d < n; d++)
-                push_all<T>(q, w[row], v, (me + d) % n, ops[row]);
+                push_all<T>(q, w[row], v, (me + d) % n, kRowOps[row]);
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
         ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
     }
     shmem_barrier_all();
-    T all_bits = 0;
-    for (int p = 0; p < n; p++)
-        all_bits |= (T)1 << (p % 30);
-    T xor_bits = 0; // R is odd: each origin's bit once
-    for (int p = 0; p < n; p++)
-        xor_bits ^= (T)1 << (p % 30);
-    for (int i = 0; i < W; i++) {
-        T sum1 = 0;
-        for (int p = 0; p < n; p++)
-            sum1 = (T)(sum1 + (T)(i + p + 1));
-        EXPECT_EQ(w[0][i], (T)(R * n)) << "PE " << me << " word " << i;
-        EXPECT_EQ(w[1][i], (T)(sum1 * R)) << "PE " << me << " word " << i;
-        EXPECT_EQ(w[2][i], xor_bits) << "PE " << me << " word " << i;
-        EXPECT_EQ(w[3][i], all_bits) << "PE " << me << " word " << i;
-        EXPECT_EQ(w[4][i], (T)~all_bits) << "PE " << me << " word " << i;
-        EXPECT_TRUE(w[5][i] >= (T)1 && w[5][i] <= (T)n) << "PE " << me << " word " << i;
-    }
+    EXPECT_EQ(rows_wrong<T>(&w[0][0], W, n, R), 0) << "PE " << me;
     shmem_barrier_all();
 }
 

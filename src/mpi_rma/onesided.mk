@@ -35,7 +35,7 @@ test_test_offnode_rma_async_LDADD = $(TEST_LIBS)
 test_test_offnode_rma_async_LDFLAGS = $(NOINSTALL_FLAGS)
 check_PROGRAMS += test/test_offnode_queue_amo_default test/test_offnode_queue_amo_async
 test_test_offnode_queue_amo_default_SOURCES = $(TEST_COMMON_SOURCES) test/test_offnode_common.h \
-	test/test_offnode_queue_amo.cc
+	test/atomic_rows.h test/test_offnode_queue_amo.cc
 test_test_offnode_queue_amo_default_CPPFLAGS = $(TEST_INCLUDES)
 test_test_offnode_queue_amo_default_LDADD = $(TEST_LIBS)
 test_test_offnode_queue_amo_default_LDFLAGS = $(NOINSTALL_FLAGS)
