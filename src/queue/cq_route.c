@@ -14,7 +14,7 @@
 
 static struct {
     pthread_mutex_t lock;
-    int built;   /* 1 built, -1 cannot route (why says it) */
+    int built;   /* 1: the table is made (until finalize) */
     int n_idx, n_local;
     uint64_t *table;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
@@ -83,9 +83,9 @@ int cq_route_setup(int *n_idx, int *n_local, const uint64_t **table)
         return 0;
     }
     pthread_mutex_lock(&rt.lock);
-    if (rt.built == 0)
-        rt.built = build() == 0 ? 1 : -1;
-    int ok = rt.built == 1;
+    if (!rt.built)
+        rt.built = build() == 0; /* out of memory: NOMEM now, tried again at the next create */
+    int ok = rt.built;
     pthread_mutex_unlock(&rt.lock);
     if (!ok)
         return -1;
