@@ -9,6 +9,8 @@
  *     the newest first), then the RMA chunks in flight come back (cq_budget.c);
  *   flush: every open chunk leaves, and completion returns every chunk in flight
  *     (cq_rma_complete); the sweep (cq_plan_sweep_*) says which target is reached first.
+ * Node-routed queues (node_routed): a target on another node stands for its node, whose
+ *   lowest PE (the server) the chunk is kept under and sent to (cq_route.c, cq_rep).
  * An origin keeps only its own state (fills and the open list, P x kinds entries,
  * reused), so memory is O(P) words whatever P; per-target results are sums over origins. */
 #include "cqsim.h"
@@ -204,6 +206,8 @@ void cqsim_flush(cqsim_t *s, int f, cqsim_pe_t *pe, uint64_t *fanin)
         s->n_pending = s->rma_ops = 0;
         for (int i = 0; i < c->records; i++) {
             int d = sim_pick(c->seed, P, c->n, c->hot_pct, f, src, i);
+            if (c->node_routed && d / c->n != src / c->n)
+                d -= d % c->n; /* the node's chunk, kept under its server (cq_route.c) */
             int sl = d * c->kinds + i % c->kinds;
             if (s->fill[sl] && s->fill[sl] < s->recs) {
                 s->fill[sl]++;

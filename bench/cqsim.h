@@ -5,7 +5,8 @@
  * fullest eighth", the flush sweep). No MPI. The path simulated is the default one: RMA
  * bursts off the node (or the AM transport's requests, the same lifecycle), node bursts
  * to this node's PEs where atomics take the node transport. Not simulated: the AM path
- * (SHMEMQ_COMM_PATH=am), combining (SHMEMQ_COMBINE), owner-posted node bursts (their
+ * (SHMEMQ_COMM_PATH=am), combining (SHMEMQ_COMBINE), held sums (SHMEMQ_HOLD_SUMS=0 matches),
+ * owner-posted node bursts (their
  * records are compacted: SHMEMQ_OWNER_APPLY=0 or a table under 32 KiB matches), FULL
  * (max_elems must hold a flush's records). bench/simulate.c is the program (-k comm);
  * test/test_cqsim.cc checks the per-PE counts against real queues' shmemx_queue_usage. */
@@ -33,6 +34,9 @@ typedef struct {
     size_t cbytes;      /* data bytes per chunk (cq_plan_chunk_bytes) */
     uint64_t budget;    /* chunks the queue may hold (cq_plan_budget_chunks: its op kinds
                            are the queue's, 7 for SHMEM_OP_ANY) */
+    int node_routed;    /* SHMEMQ_QUEUE_ROUTE=node: records for a PE of another node go in
+                           one chunk per (node, kind), sent to the node's lowest PE (its
+                           server); 0: a chunk per (PE, kind) */
 } cqsim_cfg_t;
 
 /* Per PE, one flush (its pushes and the flush that ends them). msgs, bytes and peers are

@@ -22,12 +22,14 @@
  * (-K k: k op kinds in turn, a SHMEM_OP_ANY queue; RMA path, the default), per PE bursts, payload bytes, distinct peers, node bursts,
  * chunks issued early by the budget (-B bytes per op kind; default the queue's 64M),
  * chunks held, per node the fan-in, and a LogGP estimate of the flush (run_comm below).
+ * -R node (or both): node-routed queues (SHMEMQ_QUEUE_ROUTE=node: a chunk per other node,
+ * sent to its lowest PE; budget default 8M), mode "comm_node" in the CSV.
  *
  * Output: one line per result with its unit, then (-c FILE, or stdout after a line
  * "CSV") one CSV line per (workload, mode, P, metric):
  *   workload,mode,npes,node_pes,records,elem,metric,unit,min,mean,max
  * (mode direct, routed or routed3, as -m picks; -m both, the default, is direct and
- * routed, -m all adds routed3; "comm_rma" for -k comm).
+ * routed, -m all adds routed3; "comm_rma" or "comm_node" for -k comm).
  */
 #include <shmemx.h>
 #include <getopt.h>
@@ -195,7 +197,9 @@ static void usage(void)
             "                [-A ns per P-long array entry per flush]\n"
             "                [-k data|comm] [-B comm budget bytes per op kind, K/M/G (0: none)]\n"
             "                [-C comm chunk setting bytes, K/M/G (RMA path: 64K)]\n"
-            "                [-K comm op kinds 1-5: ADD, SET, AND, OR, XOR in turn]\n");
+            "                [-K comm op kinds 1-5: ADD, SET, AND, OR, XOR in turn]\n"
+            "                [-R direct|node|both: comm queues direct (default), node-routed\n"
+            "                    (SHMEMQ_QUEUE_ROUTE=node: budget default 8M), or both]\n");
 }
 
 /* The simulator's own answer check for one flush: every message and wire byte sent was
@@ -237,19 +241,21 @@ static const char *const kunit[K_N] = {
 /* Array entries a flush's sweep visits (cq_flush.c, cq_issue_all). */
 static double sweep_entries(int P, int kinds, uint32_t open)
 {
-    double slots = (kinds > 1 ? 7.0 : 1.0) * P;
+    double slots = (kinds > 1 ? 7.0 : 1.0) * P; /* the sweep visits P PEs in either mode */
     if (open == 0 || 4.0 * open > slots)
         return slots;
     return open * (1.0 + log2((double)open));
 }
 
 static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int kinds, size_t elem,
-                    int hot, uint64_t seed, int flushes, uint64_t budget_bytes, size_t chunk_c)
+                    int hot, uint64_t seed, int flushes, uint64_t budget_bytes, size_t chunk_c,
+                    int node_routed)
 {
     size_t cbytes = cq_plan_chunk_bytes(chunk_c, P);
     /* one op kind: an ATOMIC_ADD queue; several: a SHMEM_OP_ANY queue's budget (7 kinds) */
     cqsim_cfg_t c = {P, n, 1, records, kinds, elem, hot, seed, cbytes,
-                     cq_plan_budget_chunks(budget_bytes, kinds > 1 ? 7 : 1, cbytes)};
+                     cq_plan_budget_chunks(budget_bytes, kinds > 1 ? 7 : 1, cbytes), node_routed};
+    const char *mname = node_routed ? "comm_node" : "comm_rma";
     double t0 = now_s();
     uint64_t *fan;
     cqsim_pe_t *pe = new_results(P, n, sizeof *pe, &fan);
@@ -308,11 +314,11 @@ static int run_comm(FILE *csv, const char *wl, int P, int n, int records, int ki
             tmax = worst;
     }
     double took = now_s() - t0;
-    printf("simulate: %s comm_rma P=%d (%dx%d), %d ops (%d kind(s)) x %zu B per PE, %d "
-           "flush(es), chunk %zu B (%zu records), budget %llu chunks, %.2f s\n", wl, P, P / n, n,
+    printf("simulate: %s %s P=%d (%dx%d), %d ops (%d kind(s)) x %zu B per PE, %d "
+           "flush(es), chunk %zu B (%zu records), budget %llu chunks, %.2f s\n", wl, mname, P, P / n, n,
            records, kinds, elem, flushes, cbytes, cq_plan_records(cbytes, elem), (unsigned long long)c.budget,
            took);
-    const rkey_t key = {wl, "comm_rma", P, n, records, elem};
+    const rkey_t key = {wl, mname, P, n, records, elem};
     for (int k = 0; k < K_N; k++)
         put_acc(csv, &key, kname[k], kunit[k], &a[k]);
     printf("  %-18s %.6g s per flush (LogGP, the slowest PE)\n", "flush_time", tflush / flushes);
@@ -542,8 +548,8 @@ int main(int argc, char **argv)
     size_t elem = 8, room_opt = 0, chunk_c = 65536;
     uint64_t seed = 1, budget = CQ_PLAN_BUDGET_DEFAULT;
     const char *kind = "data";
-    int kinds = 1;
-    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:k:B:C:K:h")) != -1) {
+    int kinds = 1, budget_given = 0, croute = 1; /* -R: bit 0 direct, bit 1 node-routed */
+    while ((opt = getopt(argc, argv, "p:n:r:e:f:H:m:s:b:c:N:O:A:k:B:C:K:R:h")) != -1) {
         switch (opt) {
         case 'p': plist = optarg; break;
         case 'n': npn = atoi(optarg); break;
@@ -559,7 +565,9 @@ int main(int argc, char **argv)
         case 'O': if (parse_loggp(optarg, &node)) { usage(); return 2; } break;
         case 'A': array_entry = atof(optarg) * 1e-9; break;
         case 'k': kind = optarg; break;
-        case 'B': budget = parse_bytes(optarg); break;
+        case 'B': budget = parse_bytes(optarg); budget_given = 1; break;
+        case 'R': croute = !strcmp(optarg, "direct") ? 1 : !strcmp(optarg, "node") ? 2
+                         : !strcmp(optarg, "both") ? 3 : 0; break;
         case 'C': chunk_c = (size_t)parse_bytes(optarg); break;
         case 'K': kinds = atoi(optarg); break;
         default: usage(); return opt == 'h' ? 0 : 2;
@@ -569,7 +577,7 @@ int main(int argc, char **argv)
         parse_modes(modes) == 0 ||
         (strcmp(kind, "data") && strcmp(kind, "comm")) ||
         (!strcmp(kind, "comm") && ((elem != 4 && elem != 8) || chunk_c < 1024 || kinds < 1 ||
-                                   kinds > 5))) {
+                                   kinds > 5 || croute == 0))) {
         usage();
         return 2;
     }
@@ -611,8 +619,12 @@ int main(int argc, char **argv)
                     fprintf(stderr, "simulate: P %d is not nodes of %d: skipped\n", P, n);
                     continue;
                 }
-                status |= run_comm(csv, wl, P, n, records, kinds, elem, hots[w], seed,
-                                   flushes, budget, chunk_c);
+                for (int r = 0; r < 2; r++)
+                    if (croute & (1 << r))
+                        status |= run_comm(csv, wl, P, n, records, kinds, elem, hots[w], seed,
+                                           flushes,
+                                           r && !budget_given ? CQ_PLAN_BUDGET_NODE_DEFAULT : budget,
+                                           chunk_c, r);
             }
             continue;
         }

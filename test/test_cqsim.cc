@@ -21,6 +21,7 @@
 extern "C" int shmemi_queue_comm_budget_stats(shmem_queue_t q, uint64_t out[2]);
 // later creates and model calls take this budget (NULL: SHMEMQ_QUEUE_BUDGET's, queue_usage.c)
 extern "C" void shmemi_queue_comm_budget_test(const char *value);
+extern "C" int shmemi_am_on(void);
 
 namespace {
 
@@ -41,9 +42,12 @@ int push_op(shmem_queue_t q, int32_t *dest, const int32_t *v, int pe, shmem_op_t
 // kinds: op kinds pushed in turn (1: an ATOMIC_ADD queue; more: SHMEM_OP_ANY). chunk:
 // SHMEMQ_RMA_CHUNK_BYTES. budget: 0 the default, else the queue's budget in chunks
 // (bytes per op kind, rounded up so that the queue's kinds give exactly it; set through
-// the library's test hook, as SHMEMQ_QUEUE_BUDGET is read at shmem_init).
+// the library's test hook, as SHMEMQ_QUEUE_BUDGET is read at shmem_init). node: ask for
+// a node-routed queue (SHMEMQ_QUEUE_ROUTE=node), taken where the job's off-node operations
+// take the AM transport, and simulated as it is taken.
 template <typename T>
-void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int records)
+void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int records,
+                bool node = false)
 {
     const int np = shmem_n_pes(), me = shmem_my_pe();
     const int n = shmem_team_n_pes(SHMEM_TEAM_SHARED);
@@ -53,8 +57,10 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
     const uint64_t qkinds = kinds > 1 ? 7 : 1; // the budget's op kinds of the queue
     const size_t cbytes = cq_plan_chunk_bytes(chunk, np);
     const uint64_t alloc = cq_plan_chunk_alloc(cbytes);
-    const uint64_t per_kind = budget ? (budget * alloc + qkinds - 1) / qkinds
-                                     : CQ_PLAN_BUDGET_DEFAULT;
+    const bool routed = node && shmemi_am_on();
+    const uint64_t per_kind = budget   ? (budget * alloc + qkinds - 1) / qkinds
+                              : routed ? CQ_PLAN_BUDGET_NODE_DEFAULT
+                                       : CQ_PLAN_BUDGET_DEFAULT;
     T *table = static_cast<T *>(shmem_calloc(2 * kTable, sizeof(T)));
     ASSERT_NE(table, nullptr);
     shmem_barrier_all();
@@ -67,9 +73,15 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
     setenv("SHMEMQ_COMBINE", "0", 1);     // bursts carry every record
     setenv("SHMEMQ_OWNER_APPLY", "0", 1); // node bursts are applied by the origin
     setenv("SHMEMQ_HOLD_SUMS", "0", 1);   // bursts to other nodes leave as pushed
+    if (node)
+        setenv("SHMEMQ_QUEUE_ROUTE", "node", 1);
     ASSERT_EQ(shmem_queue_comm_create(&q, &c), 0);
+    unsetenv("SHMEMQ_QUEUE_ROUTE");
+    shmemx_queue_usage_t u0;
+    ASSERT_EQ(shmemx_queue_usage(q, &u0), 0);
+    ASSERT_EQ(u0.mode, (uint32_t)(routed ? SHMEMX_QUEUE_MODE_COMM_NODE : SHMEMX_QUEUE_MODE_COMM_RMA));
     shmemx_queue_model_t m;
-    ASSERT_EQ(shmemx_queue_model(&c, SHMEMX_QUEUE_MODE_COMM_RMA, np, n, &m), 0);
+    ASSERT_EQ(shmemx_queue_model(&c, (int)u0.mode, np, n, &m), 0);
     unsetenv("SHMEMQ_RMA_CHUNK_BYTES");
     shmemi_queue_comm_budget_test(nullptr);
     unsetenv("SHMEMQ_COMBINE");
@@ -86,7 +98,7 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
 
     // node bursts where adds take the node transport (the model's summing array says so)
     cqsim_cfg_t sc = {np, n, m.scratch_once_bytes != 0, records, kinds, sizeof(T), hot_pct,
-                      4242, cbytes, st[0]};
+                      4242, cbytes, st[0], routed};
     cqsim_t *s = cqsim_new(&sc);
     ASSERT_NE(s, nullptr);
     std::vector<cqsim_pe_t> pe(np);
@@ -130,7 +142,8 @@ void cqsim_case(int hot_pct, int kinds, size_t chunk, uint64_t budget, int recor
         shmem_barrier_all(); // every PE's adds have landed (each flushed before)
     }
     // more slots in use than the budget holds: early bursts, on the queue and simulated
-    if (budget && (uint64_t)np * kinds > budget) {
+    const uint64_t slots = routed ? (uint64_t)(n + np / n - 1) : (uint64_t)np;
+    if (budget && slots * kinds > budget) {
         EXPECT_GT(early, 0u) << "PE " << me;
     }
     uint64_t sum = 0;
@@ -156,17 +169,22 @@ TEST(CqSim, BudgetThreeChunksHotNode) { cqsim_case<int64_t>(50, 1, 4096, 3, 1500
 TEST(CqSim, FiveKindsBudgetSeventeen) { cqsim_case<int64_t>(0, 5, 1024, 17, 4000); }
 TEST(CqSim, FiveKindsBudgetThreeHotNode) { cqsim_case<int32_t>(50, 5, 1024, 3, 3000); }
 TEST(CqSim, FiveKindsDefaultBudget) { cqsim_case<int32_t>(0, 5, 1024, 0, 6000); }
+// Node-routed queues (where the job takes them: off the node): a chunk per other node,
+// full chunks, the RMA pool, the node default budget and a budget of 3 chunks.
+TEST(CqSim, NodeRoutedUniform) { cqsim_case<int64_t>(0, 1, 1024, 0, 6000, true); }
+TEST(CqSim, NodeRoutedHotNodeBudgetThree) { cqsim_case<int64_t>(50, 1, 4096, 3, 1500, true); }
+TEST(CqSim, NodeRoutedFiveKinds) { cqsim_case<int32_t>(0, 5, 1024, 0, 6000, true); }
 
 // Bad configs are refused; a grid larger than the job adds up (no communication).
 TEST(CqSim, ConfigAndTotals)
 {
-    cqsim_cfg_t bad = {10, 4, 1, 4, 1, 8, 0, 1, 4096, 10};
+    cqsim_cfg_t bad = {10, 4, 1, 4, 1, 8, 0, 1, 4096, 10, 0};
     EXPECT_EQ(cqsim_new(&bad), nullptr); // 4 does not divide 10
-    cqsim_cfg_t bad2 = {8, 4, 1, 4, 1, 2, 0, 1, 4096, 10};
+    cqsim_cfg_t bad2 = {8, 4, 1, 4, 1, 2, 0, 1, 4096, 10, 0};
     EXPECT_EQ(cqsim_new(&bad2), nullptr); // 2-byte operands: not an ADD queue's
-    cqsim_cfg_t bad3 = {8, 4, 1, 4, 6, 8, 0, 1, 4096, 10};
+    cqsim_cfg_t bad3 = {8, 4, 1, 4, 6, 8, 0, 1, 4096, 10, 0};
     EXPECT_EQ(cqsim_new(&bad3), nullptr); // five atomic kinds at most
-    cqsim_cfg_t c = {64, 8, 1, 2000, 1, 8, 0, 7, 1024, 8};
+    cqsim_cfg_t c = {64, 8, 1, 2000, 1, 8, 0, 7, 1024, 8, 0};
     cqsim_t *s = cqsim_new(&c);
     ASSERT_NE(s, nullptr);
     std::vector<cqsim_pe_t> pe(64);
@@ -187,6 +205,25 @@ TEST(CqSim, ConfigAndTotals)
     EXPECT_EQ(bytes, 64u * 2000 * 8);
     EXPECT_EQ(sent, recv);
     EXPECT_EQ(off, fin);
+    cqsim_free(s);
+    // node-routed: a PE's peers are its node's 8 PEs and the 7 other nodes' servers, and
+    // only servers receive from other nodes
+    c.node_routed = 1;
+    s = cqsim_new(&c);
+    ASSERT_NE(s, nullptr);
+    cqsim_flush(s, 0, pe.data(), fan.data());
+    bytes = sent = recv = 0;
+    for (int p = 0; p < 64; p++) {
+        bytes += pe[p].bytes;
+        sent += pe[p].msgs, recv += pe[p].recv;
+        EXPECT_LE(pe[p].peers, 15u) << p;
+        EXPECT_GT(pe[p].peers, 8u) << p;
+        if (p % 8) {
+            EXPECT_EQ(pe[p].recv_off, 0u) << p;
+        }
+    }
+    EXPECT_EQ(bytes, 64u * 2000 * 8);
+    EXPECT_EQ(sent, recv);
     cqsim_free(s);
 }
 
