@@ -57,9 +57,12 @@ int shmemi_am_init(void)
         shmemi_fatal("shmem_init", "out of memory");
     MPI_Comm_rank(shmemi.node_comm, &mine[1]);
     SHMEMI_MPI_CHECK("shmem_init", MPI_Allgather(mine, 2, MPI_INT, pairs, 2, MPI_INT, shmemi.comm));
+    shmemi_am.lrank_max = 0;
     for (int p = 0; p < shmemi.n_pes; p++) {
         shmemi_am.server[p] = pairs[2 * p];
         shmemi_am.lrank[p] = pairs[2 * p + 1];
+        if (shmemi_am.lrank[p] > shmemi_am.lrank_max)
+            shmemi_am.lrank_max = shmemi_am.lrank[p];
     }
     free(pairs);
     SHMEMI_MPI_CHECK("shmem_init", MPI_Comm_dup(shmemi.comm, &shmemi_am.comm));
@@ -101,10 +104,7 @@ int shmemi_am_lrank_of(int pe)
 
 int shmemi_am_lrank_max(void)
 {
-    int m = 0;
-    for (int p = 0; p < shmemi.n_pes; p++)
-        m = shmemi_am.lrank[p] > m ? shmemi_am.lrank[p] : m;
-    return m;
+    return shmemi_am.lrank_max;
 }
 
 int shmemi_am_on(void)

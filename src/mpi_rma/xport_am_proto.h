@@ -131,6 +131,7 @@ typedef struct {
     MPI_Comm comm;
     int *server;  /* world PE -> world rank of its node's server */
     int *lrank;   /* world PE -> its rank on its node (node-routed bursts' tags) */
+    int lrank_max; /* the largest of them */
     int is_server;
     char why[160]; /* what shmemi_am_describe says */
 } am_state_t;

@@ -337,17 +337,12 @@ int cq_create(shmem_queue_t *queue, const shmem_queue_config_t *c)
     q->fast.data_span = shmemi.data_size > 15 ? shmemi.data_size - 15 : 0;
     q->path = env_path();
     q->n_idx = q->fast.n_pes;
-    if (q->path == CQ_PATH_RMA) { /* node routing: over the AM transport's bursts only */
-        const uint64_t *table = NULL;
-        int r = cq_route_setup(&q->n_idx, &q->n_local, &table);
-        if (r < 0) {
-            cq_header_free(q);
-            return SHMEM_QUEUE_ERR_NOMEM;
-        }
-        q->fast.route = table; /* NULL: direct */
-    } else if (getenv("SHMEMQ_QUEUE_ROUTE") && strcmp(getenv("SHMEMQ_QUEUE_ROUTE"), "node") == 0) {
-        shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (SHMEMQ_COMM_PATH=am)");
+    const uint64_t *table = NULL; /* node routing: the RMA path's bursts over AM only */
+    if (cq_route_setup(q->path, &q->n_idx, &q->n_local, &table) < 0) {
+        cq_header_free(q);
+        return SHMEM_QUEUE_ERR_NOMEM;
     }
+    q->fast.route = table; /* NULL: direct */
     q->own_mode = shmemi_queue_comm_owner_enable(); /* and node peers' bursts to us: served */
     q->early = shmemi_env_bool("SHMEMQ_EARLY_FLUSH", 1);
     q->pack = shmemi_env_bool("SHMEMQ_PACK", 1);

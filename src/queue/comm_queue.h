@@ -290,10 +290,10 @@ static inline void cq_traffic(shmem_queue_t q, int pe)
 }
 /* The PE a chunk opened for pe is sent to: pe, or for a node chunk its node's server. */
 int cq_rep(shmem_queue_t q, int pe);
-/* The mode a queue created now takes (SHMEMQ_QUEUE_ROUTE): 1 node-routed, with the
+/* The mode a queue on `path` created now takes (SHMEMQ_QUEUE_ROUTE): 1 node-routed, with the
  * table (built once per process), 0 direct (SHMEM_DEBUG says why when node was asked
  * for), -1 out of memory. */
-int cq_route_setup(int *n_idx, int *n_local, const uint64_t **table);
+int cq_route_setup(int path, int *n_idx, int *n_local, const uint64_t **table);
 void cq_route_free(void); /* finalize */
 
 /* ---- chunks (cq_push.c keeps the free lists) ---- */

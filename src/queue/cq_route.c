@@ -60,26 +60,27 @@ static int build(void)
     return 0;
 }
 
-int cq_route_setup(int *n_idx, int *n_local, const uint64_t **table)
+int cq_route_setup(int path, int *n_idx, int *n_local, const uint64_t **table)
 {
     static const char *routine = "shmem_queue_comm_create";
-    const char *set = route_setting();
+    const char *set = route_setting(), *why = NULL;
     if (strcmp(set, "node") != 0) {
         if (strcmp(set, "direct") != 0)
             shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=%s is not direct or node: direct", set);
         return 0;
     }
-    if (shmemi.heap_size > SHMEMI_XB_OFF_MASK || shmemi.data_size > SHMEMI_XB_OFF_MASK ||
-        !shmemi.offnode_am || shmemi_am_lrank_max() > 65535) {
-        /* the tags' room: offsets below 2^48, node ranks in 16 bits (every PE alike) */
-        if (shmemi.offnode_am) {
-            shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (a region past 256 TiB or "
-                                  "a node past 65,536 PEs)");
-            return 0;
-        }
-        shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (%s)",
-                     shmemi.node_size >= shmemi.n_pes ? "a one-node job"
-                                                      : "off-node operations do not take the AM transport");
+    if (path != CQ_PATH_RMA)
+        why = "SHMEMQ_COMM_PATH=am";
+    else if (shmemi.node_size >= shmemi.n_pes)
+        why = "a one-node job";
+    else if (!shmemi.offnode_am)
+        why = "off-node operations do not take the AM transport";
+    /* the tags' room: offsets below 2^48, node ranks in 16 bits (every PE alike) */
+    else if (shmemi.heap_size > SHMEMI_XB_OFF_MASK || shmemi.data_size > SHMEMI_XB_OFF_MASK ||
+             shmemi_am_lrank_max() > 65535)
+        why = "a region past 256 TiB or a node past 65,536 PEs";
+    if (why) {
+        shmemi_debug(routine, "SHMEMQ_QUEUE_ROUTE=node: direct (%s)", why);
         return 0;
     }
     pthread_mutex_lock(&rt.lock);
