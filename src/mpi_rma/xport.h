@@ -165,6 +165,8 @@ void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src, uint32_t 
 /* Every one of the n displacements below 4 GiB, so the burst may travel with uint32 ones
  * (the AM transport's typed put and get bursts; packable above asks the same). */
 int shmemi_burst_disp32(const uint64_t *disp, uint32_t n);
+/* The same for a tagged burst's offsets (its tags aside). */
+int shmemi_burst_disp32_tagged(const uint64_t *disp, uint32_t n);
 /* Every one of the n operands (esize 4 or 8 bytes) the same (packable's other half, for
  * tagged bursts, whose offsets the AM transport tests past their tags). */
 int shmemi_burst_uniform(const unsigned char *opnd, size_t esize, uint32_t n);

@@ -40,17 +40,6 @@ static unsigned char *burst_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t
     return shmemi_am_req_narrow(h, b->disp, b->n, b->elems, b->esize, n);
 }
 
-/* Whether every offset of a tagged burst is below 4 GiB (the tags aside). */
-static int tagged_disp32(const uint64_t *disp, uint32_t n)
-{
-    if (__atomic_load_n(&shmemi_burst_narrow_test_off, __ATOMIC_RELAXED))
-        return 0;
-    uint64_t high = 0;
-    for (uint32_t i = 0; i < n; i++)
-        high |= disp[i] & SHMEMI_XB_OFF_MASK;
-    return (high >> 32) == 0;
-}
-
 /* Typed puts with uint32 displacements (AM_BTPUTP); the values follow unaligned. */
 static unsigned char *btput_pack(const shmemi_xp_burst_t *b, am_req_t *h, size_t *n)
 {
@@ -82,7 +71,8 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         h.op = (uint8_t)b->op;
         if (b->tagged) {
             /* shmemi_burst_packable's test of the offsets would see the tags */
-            if (shmemi_burst_uniform(b->elems, b->esize, b->n) && tagged_disp32(b->disp, b->n)) {
+            if (shmemi_burst_uniform(b->elems, b->esize, b->n) &&
+                shmemi_burst_disp32_tagged(b->disp, b->n)) {
                 h.kind = AM_BURSTP;
                 __atomic_add_fetch(&bursts[1], 1, __ATOMIC_RELAXED);
                 buf = shmemi_am_req_narrow_tagged(&h, b->disp, b->n, b->elems, b->esize, &n);
@@ -95,7 +85,7 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         break;
     case SHMEMI_XB_TYPED_PUTS:
         h.kind = AM_BTPUT;
-        if (b->tagged && tagged_disp32(b->disp, b->n)) {
+        if (b->tagged && shmemi_burst_disp32_tagged(b->disp, b->n)) {
             h.kind = AM_BTPUTP;
             buf = shmemi_am_req_narrow_tagged(&h, b->disp, b->n, b->elems,
                                               (size_t)b->n * b->esize, &n);
@@ -112,7 +102,8 @@ size_t shmemi_am_burst(const shmemi_xp_burst_t *b, shmemi_xp_status_t *st)
         ne = 0;
         break;
     case SHMEMI_XB_TYPED_GETS: {
-        int packed = b->tagged ? tagged_disp32(b->disp, b->n) : shmemi_burst_disp32(b->disp, b->n);
+        int packed = b->tagged ? shmemi_burst_disp32_tagged(b->disp, b->n)
+                               : shmemi_burst_disp32(b->disp, b->n);
         h.kind = packed ? AM_BTGETP : AM_BTGET;
         __atomic_add_fetch(&bursts[4 + packed], 1, __ATOMIC_RELAXED);
         return shmemi_am_burst_get(b, &h, st);

@@ -1,6 +1,6 @@
 /* xport_pack.c: the packed forms of bursts (xport.h: shmemi_burst_packable,
- * shmemi_burst_disp32, shmemi_burst_narrow), shared by the AM transport's bursts
- * (xport_am_burst.c, xport_am.c) and the comm queue's own AM batches (src/queue/am.c):
+ * shmemi_burst_uniform, shmemi_burst_disp32 and its _tagged twin, shmemi_burst_narrow),
+ * shared by the AM transport's bursts (xport_am_burst.c, xport_am.c) and the comm queue's own AM batches (src/queue/am.c):
  * which bursts qualify, and the narrowing of their displacements. Pure functions of the
  * burst; no transport state. */
 #include "xport.h"
@@ -19,7 +19,8 @@ SHMEMI_UNIFORM(uint32_t)
 
 int shmemi_burst_narrow_test_off;
 
-SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
+/* Every displacement's bits in mask below 4 GiB (mask: all, or a tagged burst's offset) */
+SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n, uint64_t mask)
 {
     if (__atomic_load_n(&shmemi_burst_narrow_test_off, __ATOMIC_RELAXED)) /* the agent too */
         return 0;
@@ -27,20 +28,8 @@ SHMEMI_VECTORIZE static int below_4g(const uint64_t *disp, uint32_t n)
         return 1;
     uint64_t high = 0;
     for (uint32_t i = 0; i < n; i++)
-        high |= disp[i];
+        high |= disp[i] & mask;
     return (high >> 32) == 0;
-}
-
-int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
-                          uint32_t n)
-{
-    /* operands of a chunk's layout: 8-aligned, after n 8-byte displacements */
-    if (n == 0 || (esize != 8 && esize != 4))
-        return 0;
-    if (!(esize == 8 ? uniform_uint64_t((const uint64_t *)(const void *)opnd, n)
-                     : uniform_uint32_t((const uint32_t *)(const void *)opnd, n)))
-        return 0;
-    return below_4g(disp, n);
 }
 
 int shmemi_burst_uniform(const unsigned char *opnd, size_t esize, uint32_t n)
@@ -51,9 +40,21 @@ int shmemi_burst_uniform(const unsigned char *opnd, size_t esize, uint32_t n)
                       : uniform_uint32_t((const uint32_t *)(const void *)opnd, n);
 }
 
+int shmemi_burst_packable(const uint64_t *disp, const unsigned char *opnd, size_t esize,
+                          uint32_t n)
+{
+    /* operands of a chunk's layout: 8-aligned, after n 8-byte displacements */
+    return shmemi_burst_uniform(opnd, esize, n) && below_4g(disp, n, UINT64_MAX);
+}
+
 int shmemi_burst_disp32(const uint64_t *disp, uint32_t n)
 {
-    return below_4g(disp, n);
+    return below_4g(disp, n, UINT64_MAX);
+}
+
+int shmemi_burst_disp32_tagged(const uint64_t *disp, uint32_t n)
+{
+    return below_4g(disp, n, SHMEMI_XB_OFF_MASK);
 }
 
 SHMEMI_VECTORIZE void shmemi_burst_narrow(unsigned char *dst, const unsigned char *src,
