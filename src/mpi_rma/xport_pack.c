@@ -1,8 +1,8 @@
 /* xport_pack.c: the packed forms of bursts (xport.h: shmemi_burst_packable,
  * shmemi_burst_uniform, shmemi_burst_disp32 and its _tagged twin, shmemi_burst_narrow),
  * shared by the AM transport's bursts (xport_am_burst.c, xport_am.c) and the comm queue's
- * own AM batches (src/queue/am.c): which bursts qualify, and the narrowing of their displacements. Pure functions of the
- * burst; no transport state. */
+ * own AM batches (src/queue/am.c): which bursts qualify, and the narrowing of their
+ * displacements. Pure functions of the burst; no transport state. */
 #include "xport.h"
 
 #define SHMEMI_UNIFORM(T)                                                                \
