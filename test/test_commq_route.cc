@@ -4,6 +4,7 @@
 // run-mpi.sh: on one node the setting falls back to direct (and the test says so), every PE
 // its own node, and two nodes of two. Each PE checks its own words.
 #include <gtest/gtest.h>
+#include <mpi.h>
 #include <shmem.h>
 #include <shmemx.h>
 #include <cstdint>
@@ -297,21 +298,27 @@ TEST(NodeRouted, MixedWithShmemAtomicsExact)
     shmem_free(w);
 }
 
-// A target that computes for half a second without calling the library: the origins' flushes
-// complete (served by its node), then their flags tell it; it finds every update.
-TEST(NodeRouted, FlushToAComputingTargetCompletes)
+// A target that does not call the library while the origins flush a node-routed queue to
+// it: it computes for half a second (how 0), spins on its own memory (1) or waits in a
+// blocking MPI_Barrier (2). The flushes complete, served by its node; the origins' flags
+// (spinning, computing) or the barrier (waiting) tell it; it finds every update.
+static void flush_to_idle_target(int how)
 {
-    REQUIRE_PES(2);
     const int me = shmem_my_pe(), n = shmem_n_pes(), target = n - 1, W = 256;
     int64_t *w = static_cast<int64_t *>(shmem_calloc(W + 1, sizeof(int64_t)));
     shmem_barrier_all();
     if (me == target) {
-        compute_for(0.5);
-        ASSERT_TRUE(spin_until_for(&w[W], (int64_t)(n - 1), 60.0)) << "the origins' flags never came";
+        if (how == 0)
+            compute_for(0.5);
+        if (how == 2)
+            MPI_Barrier(MPI_COMM_WORLD); /* the origins enter it after their flushes */
+        else
+            ASSERT_TRUE(spin_until_for(&w[W], (int64_t)(n - 1), 60.0))
+                << "the origins' flags never came";
         int wrong = 0;
         for (int i = 0; i < W; i++)
             wrong += *(volatile int64_t *)&w[i] != (int64_t)(n - 1) * 3;
-        EXPECT_EQ(wrong, 0);
+        EXPECT_EQ(wrong, 0) << "how " << how;
     } else {
         Route route("node");
         shmem_queue_t q;
@@ -321,12 +328,32 @@ TEST(NodeRouted, FlushToAComputingTargetCompletes)
         for (int i = 0; i < W; i++)
             ASSERT_EQ(shmem_int64_queue_comm_push(q, &w[i], &three, 1, target, SHMEM_OP_ATOMIC_ADD), 0);
         ASSERT_EQ(shmem_queue_local_flush(q), 0);
-        shmem_int64_atomic_inc(&w[W], target);
-        shmem_quiet();
+        if (how == 2) {
+            MPI_Barrier(MPI_COMM_WORLD);
+        } else {
+            shmem_int64_atomic_inc(&w[W], target);
+            shmem_quiet();
+        }
         ASSERT_EQ(shmem_queue_comm_destroy(q), 0);
     }
     shmem_barrier_all();
     shmem_free(w);
+}
+
+TEST(NodeRouted, FlushToAComputingTargetCompletes)
+{
+    REQUIRE_PES(2);
+    flush_to_idle_target(0);
+}
+TEST(NodeRouted, FlushToASpinningTargetCompletes)
+{
+    REQUIRE_PES(2);
+    flush_to_idle_target(1);
+}
+TEST(NodeRouted, FlushToATargetInMpiBarrierCompletes)
+{
+    REQUIRE_PES(2);
+    flush_to_idle_target(2);
 }
 
 // Issue 23's measure in the model: a node-routed queue of one op kind holds at most 16 MiB
